@@ -1,0 +1,53 @@
+/**
+ * Process configuration, read once from the environment (CONTRACT §7).
+ * Every name here is one that operators and scripts outside the repository
+ * rely on; change none of them without changing the contract.
+ */
+import { z } from "zod";
+
+const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
+
+const ConfigSchema = z.object({
+  PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(4000)),
+  HOST: z.preprocess(emptyAsUndefined, z.string().default("127.0.0.1")),
+  DATABASE_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
+  DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default("./data")),
+  REDIS_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
+  LOG_LEVEL: z.preprocess(
+    emptyAsUndefined,
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  ),
+});
+
+export interface Config {
+  /** TCP port the HTTP server listens on. */
+  port: number;
+  /** Address the HTTP server binds to. */
+  host: string;
+  /** PostgreSQL connection string; unset means the embedded PGlite database. */
+  databaseUrl: string | undefined;
+  /** Directory of the embedded database (used only without `databaseUrl`). */
+  dataDir: string;
+  /** Redis connection string for shared rate limits; unset means in-memory. */
+  redisUrl: string | undefined;
+  /** pino log level. */
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+}
+
+/** Reads and validates the configuration; throws with every problem named. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new Error(`invalid configuration: ${problems.join("; ")}`);
+  }
+  const c = parsed.data;
+  return {
+    port: c.PORT,
+    host: c.HOST,
+    databaseUrl: c.DATABASE_URL,
+    dataDir: c.DATA_DIR,
+    redisUrl: c.REDIS_URL,
+    logLevel: c.LOG_LEVEL,
+  };
+}

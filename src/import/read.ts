@@ -1,0 +1,103 @@
+/**
+ * Streams a platform export: each record of each section is handed over as
+ * soon as it is parsed, so an export of millions of observations never sits
+ * in memory as a whole.
+ */
+import type { Readable } from "node:stream";
+import { parser } from "stream-json";
+import Assembler from "stream-json/assembler.js";
+import { ImportError, SECTIONS, type SectionName } from "./records.js";
+
+/** Receives the parts of an export as they are read. */
+export interface ExportVisitor {
+  /** A top-level value that is not a record section (`format`, `exported_at`, ...). */
+  header(key: string, value: unknown): void | Promise<void>;
+  /** One raw record of a section, with its index in that section. */
+  record(section: SectionName, index: number, value: unknown): void | Promise<void>;
+}
+
+interface Token {
+  name: string;
+  value?: unknown;
+}
+
+const isSection = (key: string): key is SectionName => Object.hasOwn(SECTIONS, key);
+
+/** Reads the whole export from `input`, calling `visitor` in document order. */
+export async function readExport(input: Readable, visitor: ExportVisitor): Promise<void> {
+  const tokens = input.pipe(parser.asStream({ packValues: true, streamValues: false }));
+  let depth = 0;
+  let key: string | null = null;
+  let section: SectionName | null = null;
+  let index = 0;
+  let asm: Assembler | null = null;
+  let sawRoot = false;
+  try {
+    for await (const token of tokens as AsyncIterable<Token>) {
+      if (asm) {
+        asm.consume(token as never);
+        if (asm.done) {
+          const value = asm.current;
+          asm = null;
+          if (section) await visitor.record(section, index++, value);
+          else if (key !== null) await visitor.header(key, value);
+          if (!section) key = null;
+        }
+        continue;
+      }
+      if (depth === 0) {
+        if (token.name !== "startObject" || sawRoot) throw new ImportError("the export must be one JSON object");
+        sawRoot = true;
+        depth = 1;
+        continue;
+      }
+      if (depth === 1) {
+        if (token.name === "endObject") {
+          depth = 0;
+          continue;
+        }
+        if (token.name === "keyValue") {
+          key = String(token.value);
+          continue;
+        }
+        if (key !== null && isSection(key)) {
+          if (token.name === "nullValue") {
+            key = null;
+            continue;
+          }
+          if (token.name !== "startArray") throw new ImportError(`${key}: expected an array`);
+          section = key;
+          index = 0;
+          depth = 2;
+          continue;
+        }
+        asm = new Assembler();
+        asm.consume(token as never);
+        if (asm.done) {
+          if (key !== null) await visitor.header(key, asm.current);
+          asm = null;
+          key = null;
+        }
+        continue;
+      }
+      // depth 2: inside a section array
+      if (token.name === "endArray") {
+        section = null;
+        key = null;
+        depth = 1;
+        continue;
+      }
+      asm = new Assembler();
+      asm.consume(token as never);
+      if (asm.done) {
+        const value = asm.current;
+        asm = null;
+        if (section) await visitor.record(section, index++, value);
+      }
+    }
+  } catch (error) {
+    if (error instanceof ImportError) throw error;
+    throw new ImportError(`the export is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!sawRoot || depth !== 0) throw new ImportError("the export ended before its closing brace");
+}

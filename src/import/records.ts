@@ -1,0 +1,212 @@
+/**
+ * The records of the platform export (CONTRACT §6) and their validation.
+ *
+ * Each schema keeps only the fields the gateway stores: everything else in a
+ * record, personal data included (students, teacher settings, a Pack owner's
+ * e-mail), is stripped here and never reaches the database.
+ */
+import { z } from "zod";
+
+const text = z.string().trim().min(1, { message: "expected a non-empty string" });
+const optionalText = z.string().nullish().transform((v) => (v === "" ? null : (v ?? null)));
+const id = z.number({ message: "expected an integer id" }).int({ message: "expected an integer id" }).positive({ message: "expected a positive integer id" });
+const count = z.number().int().min(0, { message: "expected a non-negative integer" }).nullish().transform((v) => v ?? 0);
+
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: "expected a date YYYY-MM-DD" })
+  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), {
+    message: "expected a real calendar date",
+  });
+const instant = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/, {
+    message: "expected an ISO 8601 instant with a time zone offset",
+  })
+  .refine((v) => !Number.isNaN(Date.parse(v)), { message: "expected a real instant" })
+  .transform((v) => new Date(v));
+
+const timeZone = text.refine(
+  (zone) => {
+    try {
+      new Intl.DateTimeFormat("en-US", { timeZone: zone });
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: "expected an IANA time zone such as Asia/Taipei" },
+);
+const country = z.enum(["TW", "US"], { message: "expected TW or US" });
+const latitude = z.number().min(-90).max(90);
+const longitude = z.number().min(-180).max(180);
+
+export const UniversityRecord = z.object({
+  id,
+  code: text,
+  name_zh: text,
+  name_en: optionalText,
+  short_name: optionalText,
+  region: optionalText,
+  country,
+  timezone: timeZone,
+  latitude,
+  longitude,
+});
+
+export const CourseRecord = z.object({
+  id,
+  university_id: id,
+  class_name: optionalText,
+  course_number: optionalText,
+  course_class: optionalText,
+  course_name_chinese: optionalText,
+  course_name_english: optionalText,
+  instructor: optionalText,
+  instructor_english: optionalText,
+  department: optionalText,
+  department_english: optionalText,
+  semester: z.string().regex(/^\d{3}-[1-9]$/, { message: "expected <year>-<term>, like 113-1" }),
+  start_date: isoDate.nullish().transform((v) => v ?? null),
+  end_date: isoDate.nullish().transform((v) => v ?? null),
+  teaching_goal: optionalText,
+  teaching_goal_english: optionalText,
+  teaching_content: optionalText,
+  teaching_content_english: optionalText,
+  class_memo: optionalText,
+  is_public: z.union([z.literal(0), z.literal(1), z.boolean()], { message: "expected 0 or 1" }).transform((v) => v === 1 || v === true),
+  join_code: optionalText,
+});
+
+export const PaperRecord = z.object({
+  slug: text,
+  title: text,
+  title_zh: optionalText,
+  authors: z.array(text).nullish().transform((v) => v ?? []),
+  conference: optionalText,
+  year: z.number().int().min(1900).max(2200),
+  doi: optionalText,
+  category: optionalText,
+  platform_feature: optionalText,
+  award: optionalText,
+});
+
+export const ConferenceRecord = z.object({
+  slug: text,
+  name: text,
+  name_short: optionalText,
+  year: z.number().int().min(1900).max(2200),
+  dates: optionalText,
+  location: optionalText,
+  website: optionalText,
+  organizer: optionalText,
+  indexing: optionalText,
+  relationship: z.enum(["participated", "watching"], { message: "expected participated or watching" }),
+});
+
+const safetyStatus = z.enum(["passed", "pending", "rejected"], { message: "expected passed, pending or rejected" });
+const semver = z.string().regex(/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/, {
+  message: "expected a semantic version like 1.2.0",
+});
+
+export const PackVersionRecord = z.object({
+  version: semver,
+  published_at: instant,
+  changelog: optionalText,
+  safety_status: safetyStatus,
+  payload: z.unknown().optional(),
+});
+
+export const HubPackRecord = z.object({
+  id: text,
+  name: text,
+  summary: optionalText,
+  readme_md: optionalText,
+  asset_type: z.enum(["skill", "channel_template", "quiz_bank", "survey_bank", "ai_task"], {
+    message: "expected skill, channel_template, quiz_bank, survey_bank or ai_task",
+  }),
+  subject: optionalText,
+  education_level: z
+    .enum(["university", "high_school", "junior_high", "elementary", "general"], {
+      message: "expected university, high_school, junior_high, elementary or general",
+    })
+    .nullish()
+    .transform((v) => v ?? null),
+  bloom_levels: z.array(text).nullish().transform((v) => v ?? []),
+  difficulty: z
+    .union([z.string(), z.number()])
+    .nullish()
+    .transform((v) => (v === undefined || v === null || v === "" ? null : String(v))),
+  star_count: count,
+  install_count: count,
+  owner_name: optionalText,
+  visibility: z.enum(["public", "private", "link"], { message: "expected public, private or link" }),
+  safety_status: safetyStatus,
+  payload: z.unknown().optional(),
+  versions: z.array(PackVersionRecord).nullish().transform((v) => v ?? []),
+});
+
+export const StationRecord = z.object({
+  id: text,
+  name: text,
+  kind: z.enum(["weather", "air"], { message: "expected weather or air" }),
+  source: z.enum(["cwa", "moenv", "nws", "airnow"], { message: "expected cwa, moenv, nws or airnow" }),
+  country,
+  latitude,
+  longitude,
+});
+
+const reading = (min: number, max: number) => z.number().min(min).max(max).nullish().transform((v) => v ?? null);
+
+export const ObservationRecord = z.object({
+  station_id: text,
+  observed_at: instant,
+  temp_c: reading(-90, 70),
+  rh: reading(0, 100),
+  precip_mm: reading(0, 1000),
+  pm25_ugm3: reading(0, 2000),
+  pm10_ugm3: reading(0, 5000),
+  aqi: reading(0, 1000),
+});
+
+export type University = z.output<typeof UniversityRecord>;
+export type Course = z.output<typeof CourseRecord>;
+export type Paper = z.output<typeof PaperRecord>;
+export type Conference = z.output<typeof ConferenceRecord>;
+export type HubPack = z.output<typeof HubPackRecord>;
+export type Station = z.output<typeof StationRecord>;
+export type Observation = z.output<typeof ObservationRecord>;
+
+/** The sections of an export whose elements are records. */
+export const SECTIONS = {
+  universities: UniversityRecord,
+  courses: CourseRecord,
+  papers: PaperRecord,
+  conferences: ConferenceRecord,
+  hub_packs: HubPackRecord,
+  stations: StationRecord,
+  observations: ObservationRecord,
+} as const;
+
+export type SectionName = keyof typeof SECTIONS;
+
+/** An export that fails validation; `message` names the record and field. */
+export class ImportError extends Error {
+  override name = "ImportError";
+}
+
+/** Formats the first problem of a failed parse as `section[i].field: message`. */
+export function describeIssue(where: string, error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return `${where}: invalid`;
+  const path = issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");
+  const message = issue.code === "invalid_type" && issue.input === undefined ? "is required" : issue.message;
+  return `${where}${path}: ${message}`;
+}
+
+/** Validates one record; throws ImportError naming it. */
+export function parseRecord<S extends SectionName>(section: S, index: number, value: unknown): z.output<(typeof SECTIONS)[S]> {
+  const result = SECTIONS[section].safeParse(value);
+  if (!result.success) throw new ImportError(describeIssue(`${section}[${index}]`, result.error));
+  return result.data as z.output<(typeof SECTIONS)[S]>;
+}

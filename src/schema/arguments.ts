@@ -1,0 +1,17 @@
+/** Argument checks shared by the root fields, with messages naming the argument. */
+import { GraphQLError } from "graphql";
+
+/** Throws a BAD_USER_INPUT error unless `value` is an integer in [min, max]. */
+export function checkRange(name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new GraphQLError(`${name} must be an integer from ${min} to ${max}`, {
+      extensions: { code: "BAD_USER_INPUT", argument: name },
+    });
+  }
+  return value;
+}
+
+/** An empty or blank string means "no filter" (CONTRACT §3). */
+export function present(value: string | null | undefined): string | undefined {
+  return value === null || value === undefined || value.trim() === "" ? undefined : value;
+}

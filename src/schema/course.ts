@@ -1,0 +1,139 @@
+/** Public courses. Private ones are invisible at the client level (db/guards.ts). */
+import type { Prisma } from "../generated/prisma/client.js";
+import { builder } from "./builder.js";
+import { checkRange, present } from "./arguments.js";
+import { universityMatch } from "./university.js";
+
+/** Newest semester first, then by id (CONTRACT §3). */
+export const COURSE_ORDER: Prisma.CourseOrderByWithRelationInput[] = [{ semester: "desc" }, { id: "asc" }];
+
+export interface CourseFilterArgs {
+  university?: string | null | undefined;
+  semester?: string | null | undefined;
+  q?: string | null | undefined;
+}
+
+/** The filters of operation 2: school code or Chinese name, exact semester, title substring. */
+export function courseFilter(args: CourseFilterArgs): Prisma.CourseWhereInput {
+  const and: Prisma.CourseWhereInput[] = [];
+  const university = present(args.university);
+  const semester = present(args.semester);
+  const q = present(args.q);
+  if (university !== undefined) and.push({ university: universityMatch(university) });
+  if (semester !== undefined) and.push({ semester });
+  if (q !== undefined) {
+    and.push({
+      OR: [
+        { courseNameChinese: { contains: q, mode: "insensitive" } },
+        { courseNameEnglish: { contains: q, mode: "insensitive" } },
+      ],
+    });
+  }
+  return and.length ? { AND: and } : {};
+}
+
+builder.prismaNode("Course", {
+  description: "A public course (one its teacher made public). Join codes are never part of it.",
+  id: { field: "id", description: "Global ID of the course." },
+  fields: (t) => ({
+    databaseId: t.exposeInt("id", { description: "Numeric course id (the REST `id`)." }),
+    className: t.exposeString("className", { nullable: true, description: "Class name." }),
+    courseNumber: t.exposeString("courseNumber", { nullable: true, description: "Course number in the school's catalogue." }),
+    courseClass: t.exposeString("courseClass", { nullable: true, description: "Class (section) code." }),
+    courseNameChinese: t.exposeString("courseNameChinese", { nullable: true, description: "Title in Chinese." }),
+    courseNameEnglish: t.exposeString("courseNameEnglish", { nullable: true, description: "Title in English." }),
+    instructor: t.exposeString("instructor", { nullable: true, description: "Instructor's name." }),
+    instructorEnglish: t.exposeString("instructorEnglish", { nullable: true, description: "Instructor's name in English." }),
+    department: t.exposeString("department", { nullable: true, description: "Offering department." }),
+    departmentEnglish: t.exposeString("departmentEnglish", { nullable: true, description: "Offering department in English." }),
+    school: t.string({
+      description: "The offering school's Chinese name.",
+      select: { university: { select: { nameZh: true } } },
+      resolve: (course) => course.university.nameZh,
+    }),
+    university: t.relation("university", { description: "The offering school." }),
+    semester: t.exposeString("semester", { description: "Semester as `<year>-<term>`, like `113-1`." }),
+    startDate: t.expose("startDate", { type: "Date", nullable: true, description: "First day of the course." }),
+    endDate: t.expose("endDate", { type: "Date", nullable: true, description: "Last day of the course." }),
+    teachingGoal: t.exposeString("teachingGoal", { nullable: true, description: "Learning objectives." }),
+    teachingGoalEnglish: t.exposeString("teachingGoalEnglish", { nullable: true, description: "Learning objectives in English." }),
+    teachingContent: t.exposeString("teachingContent", { nullable: true, description: "Content outline." }),
+    teachingContentEnglish: t.exposeString("teachingContentEnglish", { nullable: true, description: "Content outline in English." }),
+    classMemo: t.exposeString("classMemo", { nullable: true, description: "Course notes." }),
+  }),
+});
+
+interface CoursePageShape {
+  where: Prisma.CourseWhereInput;
+  page: number;
+  pageSize: number;
+}
+
+const CoursePage = builder.objectRef<CoursePageShape>("CoursePage").implement({
+  description: "One page of public courses by page number (the paging of REST `/courses`).",
+  fields: (t) => ({
+    page: t.exposeInt("page", { description: "The page number, from 1." }),
+    pageSize: t.exposeInt("pageSize", { description: "Courses per page." }),
+    total: t.int({
+      description: "Number of matching courses on all pages.",
+      resolve: (parent, _args, ctx) => ctx.prisma.course.count({ where: parent.where }),
+    }),
+    items: t.prismaField({
+      type: ["Course"],
+      description: "The courses of this page; empty past the last page.",
+      resolve: (query, parent, _args, ctx) =>
+        ctx.prisma.course.findMany({
+          ...query,
+          where: parent.where,
+          orderBy: COURSE_ORDER,
+          skip: (parent.page - 1) * parent.pageSize,
+          take: parent.pageSize,
+        }),
+    }),
+  }),
+});
+
+const filterArgs = (t: { arg: { string: (o: { description: string }) => unknown } }) => ({
+  university: t.arg.string({ description: "School code (case-insensitive) or exact Chinese name." }),
+  semester: t.arg.string({ description: "Exact semester, like `113-1`." }),
+  q: t.arg.string({ description: "Case-insensitive substring of the Chinese or English title." }),
+});
+
+builder.queryFields((t) => {
+  const args = filterArgs(t) as {
+    university: ReturnType<typeof t.arg.string>;
+    semester: ReturnType<typeof t.arg.string>;
+    q: ReturnType<typeof t.arg.string>;
+  };
+  return {
+    courses: t.prismaConnection({
+      type: "Course",
+      cursor: "id",
+      description: "Public courses, newest semester first, then by id.",
+      args,
+      resolve: (query, _root, a, ctx) => ctx.prisma.course.findMany({ ...query, where: courseFilter(a), orderBy: COURSE_ORDER }),
+      totalCount: (_conn, a, ctx) => ctx.prisma.course.count({ where: courseFilter(a) }),
+    }),
+    coursePage: t.field({
+      type: CoursePage,
+      description: "Public courses by page number, in the order of `courses`.",
+      args: {
+        ...args,
+        page: t.arg.int({ defaultValue: 1, required: true, description: "Page number, from 1." }),
+        pageSize: t.arg.int({ defaultValue: 20, required: true, description: "Courses per page, 1 to 100." }),
+      },
+      resolve: (_root, a) => ({
+        where: courseFilter(a),
+        page: checkRange("page", a.page, 1, 2_147_483_647),
+        pageSize: checkRange("pageSize", a.pageSize, 1, 100),
+      }),
+    }),
+    course: t.prismaField({
+      type: "Course",
+      nullable: true,
+      description: "One public course by numeric id; null when it does not exist or is not public.",
+      args: { id: t.arg.int({ required: true, description: "Numeric course id." }) },
+      resolve: (query, _root, a, ctx) => ctx.prisma.course.findUnique({ ...query, where: { id: a.id } }),
+    }),
+  };
+});

@@ -1,0 +1,112 @@
+/** Public, safety-checked community teaching Packs. Payloads never leave the database. */
+import type { Prisma } from "../generated/prisma/client.js";
+import { builder } from "./builder.js";
+import { present } from "./arguments.js";
+
+const AssetType = builder.enumType("AssetType", {
+  description: "What a Pack contains.",
+  values: ["skill", "channel_template", "quiz_bank", "survey_bank", "ai_task"] as const,
+});
+
+const EducationLevel = builder.enumType("EducationLevel", {
+  description: "The education level a Pack is designed for.",
+  values: ["university", "high_school", "junior_high", "elementary", "general"] as const,
+});
+
+const PackSort = builder.enumType("PackSort", {
+  description: "Order of a Pack list; ties are broken by id ascending.",
+  values: {
+    recent: { description: "Newest passed version first." },
+    stars: { description: "Most stars first." },
+    installs: { description: "Most installs first." },
+  } as const,
+});
+
+builder.prismaObject("HubPackVersion", {
+  description: "A version of a Pack that passed the safety check. Its content is never returned.",
+  fields: (t) => ({
+    version: t.exposeString("version", { description: "Semantic version." }),
+    publishedAt: t.expose("publishedAt", { type: "DateTime", description: "When it was published." }),
+    changelog: t.exposeString("changelog", { nullable: true, description: "What changed." }),
+  }),
+});
+
+builder.prismaNode("HubPack", {
+  description: "A public community teaching Pack that passed the safety check.",
+  id: { field: "id", description: "Global ID of the Pack." },
+  fields: (t) => ({
+    databaseId: t.exposeString("id", { description: "The Pack's own id (the REST `id`)." }),
+    name: t.exposeString("name", { description: "Name." }),
+    summary: t.exposeString("summary", { nullable: true, description: "One-paragraph summary." }),
+    readmeMd: t.exposeString("readmeMd", { nullable: true, description: "README in Markdown." }),
+    assetType: t.expose("assetType", { type: AssetType, description: "What the Pack contains." }),
+    latestVersion: t.exposeString("latestVersion", {
+      nullable: true,
+      description: "Highest passed version in semantic-version order (`1.10.0` above `1.9.0`).",
+    }),
+    subject: t.exposeString("subject", { nullable: true, description: "Teaching Card: subject." }),
+    educationLevel: t.expose("educationLevel", { type: EducationLevel, nullable: true, description: "Teaching Card: education level." }),
+    bloomLevels: t.exposeStringList("bloomLevels", { description: "Teaching Card: Bloom's taxonomy levels." }),
+    difficulty: t.exposeString("difficulty", { nullable: true, description: "Teaching Card: difficulty." }),
+    starCount: t.exposeInt("starCount", { description: "Community statistics: stars." }),
+    installCount: t.exposeInt("installCount", { description: "Community statistics: installs." }),
+    ownerName: t.exposeString("ownerName", { nullable: true, description: "The publisher's display name." }),
+    versions: t.relation("versions", {
+      description: "Versions that passed the safety check, newest first.",
+      query: { orderBy: [{ publishedAt: "desc" }, { version: "desc" }] },
+    }),
+  }),
+});
+
+export interface PackFilterArgs {
+  q?: string | null | undefined;
+  assetType?: Prisma.HubPackWhereInput["assetType"] | null | undefined;
+  educationLevel?: Prisma.HubPackWhereInput["educationLevel"] | null | undefined;
+}
+
+function packWhere(args: PackFilterArgs): Prisma.HubPackWhereInput {
+  const q = present(args.q);
+  return {
+    ...(args.assetType ? { assetType: args.assetType } : {}),
+    ...(args.educationLevel ? { educationLevel: args.educationLevel } : {}),
+    ...(q !== undefined
+      ? {
+          OR: [
+            { name: { contains: q, mode: "insensitive" } },
+            { summary: { contains: q, mode: "insensitive" } },
+            { subject: { contains: q, mode: "insensitive" } },
+          ],
+        }
+      : {}),
+  };
+}
+
+const PACK_ORDER: Record<"recent" | "stars" | "installs", Prisma.HubPackOrderByWithRelationInput[]> = {
+  recent: [{ latestPublishedAt: { sort: "desc", nulls: "last" } }, { id: "asc" }],
+  stars: [{ starCount: "desc" }, { id: "asc" }],
+  installs: [{ installCount: "desc" }, { id: "asc" }],
+};
+
+builder.queryFields((t) => ({
+  hubPacks: t.prismaConnection({
+    type: "HubPack",
+    cursor: "id",
+    description: "Public, safety-checked Packs.",
+    args: {
+      q: t.arg.string({ description: "Case-insensitive substring of the name, summary or subject." }),
+      assetType: t.arg({ type: AssetType, description: "Only this asset type." }),
+      educationLevel: t.arg({ type: EducationLevel, description: "Only this education level." }),
+      sort: t.arg({ type: PackSort, required: true, defaultValue: "recent", description: "Order of the list." }),
+    },
+    resolve: (query, _root, args, ctx) =>
+      ctx.prisma.hubPack.findMany({ ...query, where: packWhere(args), orderBy: PACK_ORDER[args.sort] }),
+    totalCount: (_conn, args, ctx) => ctx.prisma.hubPack.count({ where: packWhere(args) }),
+  }),
+  hubPack: t.prismaField({
+    type: "HubPack",
+    nullable: true,
+    description: "One public, safety-checked Pack by id; null otherwise.",
+    args: { id: t.arg.string({ required: true, description: "The Pack's id." }) },
+    resolve: (query, _root, args, ctx) => ctx.prisma.hubPack.findUnique({ ...query, where: { id: args.id } }),
+  }),
+}));

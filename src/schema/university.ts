@@ -1,0 +1,76 @@
+/** Universities: the schools courses belong to and environment data is aggregated for. */
+import { builder } from "./builder.js";
+import { present } from "./arguments.js";
+import { courseFilter, COURSE_ORDER } from "./course.js";
+
+export const Country = builder.enumType("Country", {
+  description: "The country of a school or station; it decides the AQI standard (TW: MOENV, US: EPA).",
+  values: { TW: { description: "Taiwan" }, US: { description: "United States" } } as const,
+});
+
+/** Where-clause for a school reference: a numeric id, or a code in any case. */
+export function schoolRefWhere(ref: string): { id: number } | { codeKey: string } {
+  const trimmed = ref.trim();
+  return /^\d+$/.test(trimmed) && Number(trimmed) <= 2_147_483_647 ? { id: Number(trimmed) } : { codeKey: trimmed.toLowerCase() };
+}
+
+/** Matches a school by code (case-insensitive) or by exact Chinese name. */
+export function universityMatch(value: string) {
+  return { OR: [{ codeKey: value.toLowerCase() }, { nameZh: value }] };
+}
+
+builder.prismaNode("University", {
+  description: "A university on the platform.",
+  id: { field: "id", description: "Global ID of the university." },
+  fields: (t) => ({
+    databaseId: t.exposeInt("id", { description: "Numeric school identifier (the REST `id`)." }),
+    code: t.exposeString("code", { description: "School code, such as `NTU`; matched case-insensitively." }),
+    nameZh: t.exposeString("nameZh", { description: "Chinese name." }),
+    nameEn: t.exposeString("nameEn", { nullable: true, description: "English name." }),
+    shortName: t.exposeString("shortName", { nullable: true, description: "Short name." }),
+    region: t.exposeString("region", { nullable: true, description: "Region label, usually a city." }),
+    country: t.expose("country", { type: Country, description: "Country of the school." }),
+    timezone: t.exposeString("timezone", { description: "IANA time zone; environment days are counted in it." }),
+    latitude: t.exposeFloat("latitude", { description: "Latitude in degrees (WGS 84)." }),
+    longitude: t.exposeFloat("longitude", { description: "Longitude in degrees (WGS 84)." }),
+    courses: t.relatedConnection("courses", {
+      description: "Public courses of this school, newest semester first, then by id.",
+      cursor: "id",
+      totalCount: true,
+      args: {
+        semester: t.arg.string({ description: "Only this semester, like `113-1`." }),
+        q: t.arg.string({ description: "Case-insensitive substring of the Chinese or English title." }),
+      },
+      query: (args) => ({
+        where: courseFilter({ semester: args.semester, q: args.q }),
+        orderBy: COURSE_ORDER,
+      }),
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  universities: t.prismaConnection({
+    type: "University",
+    cursor: "id",
+    description: "Universities, by id ascending.",
+    defaultSize: 500,
+    maxSize: 500,
+    args: { region: t.arg.string({ description: "Only schools whose region is exactly this." }) },
+    resolve: (query, _root, args, ctx) =>
+      ctx.prisma.university.findMany({ ...query, where: regionWhere(args.region), orderBy: { id: "asc" } }),
+    totalCount: (_conn, args, ctx) => ctx.prisma.university.count({ where: regionWhere(args.region) }),
+  }),
+  university: t.prismaField({
+    type: "University",
+    nullable: true,
+    description: "One university by numeric id or code (case-insensitive); null when there is none.",
+    args: { ref: t.arg.string({ required: true, description: "Numeric school id, or school code in any case." }) },
+    resolve: (query, _root, args, ctx) => ctx.prisma.university.findUnique({ ...query, where: schoolRefWhere(args.ref) }),
+  }),
+}));
+
+function regionWhere(region: string | null | undefined) {
+  const value = present(region);
+  return value === undefined ? {} : { region: value };
+}

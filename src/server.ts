@@ -1,0 +1,48 @@
+/**
+ * Builds the gateway: one yoga server answering `/graphql`, with each other
+ * concern (health, REST, keys, limits, MCP) a small plugin. Nothing here
+ * listens on a socket; src/main.ts does, and tests call `gateway.fetch`.
+ */
+import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import { createContext, type Context } from "./context.js";
+import type { ReadClient } from "./db/client.js";
+import type { Database } from "./db/driver.js";
+import { useHealth } from "./plugins/health.js";
+import { schema } from "./schema/index.js";
+
+export interface GatewayOptions {
+  /** The open database (for readiness checks). */
+  db: Database;
+  /** The guarded read client every answer is built from. */
+  prisma: ReadClient;
+  /** The clock; tests fix it. */
+  now?: () => Date;
+}
+
+export type Gateway = YogaServerInstance<Record<string, unknown>, Context>;
+
+export function createGateway(options: GatewayOptions): Gateway {
+  const now = options.now ?? (() => new Date());
+  return createYoga<Record<string, unknown>, Context>({
+    schema,
+    graphqlEndpoint: "/graphql",
+    landingPage: false,
+    graphiql: { title: "Public Data API — GraphQL", defaultQuery: DEFAULT_QUERY },
+    context: () => createContext(options.prisma, now()),
+    plugins: [useHealth({ db: options.db })],
+  });
+}
+
+const DEFAULT_QUERY = `# Public data of the learning platform. Add your key in the Headers tab:
+# { "Authorization": "Bearer <API_KEY>" }
+{
+  universities(first: 5) {
+    totalCount
+    nodes { databaseId code nameZh region timezone }
+  }
+  courses(first: 3, q: "程式") {
+    totalCount
+    nodes { databaseId courseNameChinese school semester }
+  }
+}
+`;

@@ -4,6 +4,7 @@
  * listens on a socket; src/main.ts does, and tests call `gateway.fetch`.
  */
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import type { Logger } from "pino";
 import { createContext, type Context } from "./context.js";
 import type { ReadClient } from "./db/client.js";
 import type { Database } from "./db/driver.js";
@@ -15,6 +16,8 @@ export interface GatewayOptions {
   db: Database;
   /** The guarded read client every answer is built from. */
   prisma: ReadClient;
+  /** Where request problems are logged. */
+  log?: Logger;
   /** The clock; tests fix it. */
   now?: () => Date;
 }
@@ -29,6 +32,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     landingPage: false,
     graphiql: { title: "Public Data API — GraphQL", defaultQuery: DEFAULT_QUERY },
     context: () => createContext(options.prisma, now()),
+    ...(options.log ? { logging: options.log } : {}),
     plugins: [useHealth({ db: options.db })],
   });
 }

@@ -10,6 +10,16 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import type { GuardedPrismaTypes } from "./prisma-types.js";
 import { getDatamodel } from "../generated/pothos-types.js";
 
+/** A node the guarded client cannot find (Prisma P2025) is simply absent. */
+async function notFoundAsNull<T>(lookup: T | Promise<T>): Promise<T | null> {
+  try {
+    return await lookup;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "P2025") return null;
+    throw error;
+  }
+}
+
 export const builder = new SchemaBuilder<{
   Context: Context;
   PrismaTypes: GuardedPrismaTypes;
@@ -31,11 +41,36 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: "omit",
     cursorType: "String",
-    nodesOnConnection: true,
+    nodesOnConnection: { description: "The items of this page (the `node` of each edge)." },
     nodeTypeOptions: { description: "An object with a global ID, refetchable through `node(id:)`." },
     pageInfoTypeOptions: { description: "Where a page of a connection sits in the whole list." },
-    nodeQueryOptions: { description: "Fetches any object by its global ID; null when it does not exist or is not public." },
-    nodesQueryOptions: { description: "Fetches several objects by their global IDs, in order." },
+    nodeQueryOptions: {
+      description: "Fetches any object by its global ID; null when it does not exist or is not public.",
+      args: { id: { description: "A global ID, as returned in an `id` field." } },
+      resolve: (_root, args, _ctx, _info, resolveNode) => notFoundAsNull(resolveNode(args.id)),
+    },
+    nodesQueryOptions: {
+      description: "Fetches several objects by their global IDs, in order; null for each that does not exist or is not public.",
+      args: { ids: { description: "Global IDs, as returned in `id` fields." } },
+      resolve: (_root, args, _ctx, _info, resolveNodes) =>
+        args.ids.map((id) => notFoundAsNull(resolveNodes([id]).then((nodes) => nodes[0]))),
+    },
+    idFieldOptions: { description: "Global ID of the object." },
+    defaultConnectionTypeOptions: { description: "A page of a list, with the list's total size." },
+    defaultEdgeTypeOptions: { description: "One item of a page, with its cursor." },
+    cursorFieldOptions: { description: "Opaque cursor of this item, for `after` or `before`." },
+    nodeFieldOptions: { description: "The item." },
+    edgesFieldOptions: { description: "The items of this page, each with its cursor." },
+    nodesFieldOptions: { description: "The items of this page." },
+    pageInfoFieldOptions: { description: "Where this page sits in the whole list." },
+    hasNextPageFieldOptions: { description: "Whether items follow this page." },
+    hasPreviousPageFieldOptions: { description: "Whether items precede this page." },
+    startCursorFieldOptions: { description: "Cursor of the first item of this page." },
+    endCursorFieldOptions: { description: "Cursor of the last item of this page." },
+    beforeArgOptions: { description: "Only items before this cursor." },
+    afterArgOptions: { description: "Only items after this cursor." },
+    firstArgOptions: { description: "At most this many items from the start (or after `after`)." },
+    lastArgOptions: { description: "At most this many items from the end (or before `before`)." },
   },
 });
 

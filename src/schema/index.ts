@@ -6,6 +6,14 @@ import "./course-stats.js";
 import "./paper.js";
 import "./conference.js";
 import "./hub-pack.js";
+import { isObjectType } from "graphql";
 import { builder } from "./builder.js";
 
 export const schema = builder.toSchema({ sortSchema: true });
+
+// The Prisma plugin adds `totalCount` to connections without a way to
+// describe it; describe it here, once for all connections.
+for (const type of Object.values(schema.getTypeMap())) {
+  const totalCount = isObjectType(type) && type.name.endsWith("Connection") ? type.getFields().totalCount : undefined;
+  if (totalCount && !totalCount.description) totalCount.description = "Number of items in the whole list, on all pages.";
+}

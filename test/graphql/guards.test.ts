@@ -1,0 +1,93 @@
+import { getIntrospectionQuery } from "graphql";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GuardViolation } from "../../src/db/guards.js";
+import { CANARIES, canaryExport } from "../support/canary.js";
+import { type TestGateway, testGateway } from "../support/gateway.js";
+
+const globalId = (type: string, id: string | number) => Buffer.from(`${type}:${id}`).toString("base64");
+
+/** Every field of every type, through every path that reaches a guarded model. */
+const EVERYTHING = `
+fragment C on Course { id databaseId className courseNumber courseClass courseNameChinese courseNameEnglish instructor
+  instructorEnglish department departmentEnglish school semester startDate endDate teachingGoal teachingGoalEnglish
+  teachingContent teachingContentEnglish classMemo university { code } }
+fragment P on HubPack { id databaseId name summary readmeMd assetType latestVersion subject educationLevel bloomLevels
+  difficulty starCount installCount ownerName versions { version publishedAt changelog } }
+{
+  universities { totalCount nodes { id code courses(first: 100) { totalCount nodes { ...C } } } }
+  courses(first: 100) { totalCount nodes { ...C } edges { cursor node { databaseId } } }
+  coursePage(pageSize: 100) { total items { ...C } }
+  private: course(id: 2) { ...C }
+  courseStats(groupBy: school) { nodes { key courseCount instructorCount } }
+  hubPacks(first: 100) { totalCount nodes { ...P } }
+  hidden: hubPack(id: "pk_private") { ...P }
+  link: hubPack(id: "pk_link") { ...P }
+  pending: hubPack(id: "pk_pending") { ...P }
+  nodes(ids: ["${globalId("Course", 2)}", "${globalId("HubPack", "pk_link")}", "${globalId("Course", 5)}"]) { id }
+  papers { nodes { slug authors } }
+  conferences { nodes { slug paperCount } }
+}`;
+
+describe("guards on /graphql (canary export)", () => {
+  let t: TestGateway;
+  beforeAll(async () => {
+    t = await testGateway(canaryExport());
+  });
+  afterAll(() => t.close());
+
+  it("no query, introspection included, returns a guarded value", async () => {
+    const bodies = [await t.graphql(EVERYTHING), await t.graphql(getIntrospectionQuery())];
+    expect(bodies[0]?.errors).toBeUndefined();
+    const text = JSON.stringify(bodies);
+    for (const canary of CANARIES) expect(text).not.toContain(canary);
+    // The query did reach the public data (so the absence above means something).
+    expect(text).toContain("公開課程1");
+    expect(text).toContain("Fractions Quiz");
+  });
+
+  it("private courses and hidden Packs are unreachable by id, node and relation", async () => {
+    const body = await t.graphql(EVERYTHING);
+    const data = body.data!;
+    expect(data.private).toBeNull();
+    expect(data.hidden).toBeNull();
+    expect(data.link).toBeNull();
+    expect(data.pending).toBeNull();
+    expect(data.nodes).toEqual([null, null, null]);
+    expect(data.courses.totalCount).toBe(4);
+    expect(data.courses.nodes.map((c: { databaseId: number }) => c.databaseId)).toEqual([4, 1, 3, 6]);
+    expect(data.universities.nodes.map((u: any) => u.courses.totalCount)).toEqual([2, 1, 1]);
+    expect(data.courseStats.nodes).toEqual([
+      { key: "NTHU", courseCount: 1, instructorCount: 1 },
+      { key: "NTU", courseCount: 2, instructorCount: 2 },
+      { key: "UW", courseCount: 1, instructorCount: 1 },
+    ]);
+    expect(data.hubPacks.totalCount).toBe(1);
+    expect(data.hubPacks.nodes[0].versions.map((v: { version: string }) => v.version)).toEqual(["1.10.0", "1.9.0"]);
+  });
+
+  it("a public object's node(id) does resolve (the nulls above are the guard, not a broken node field)", async () => {
+    const body = await t.graphql(`{ node(id: "${globalId("Course", 1)}") { ... on Course { databaseId } } }`);
+    expect(body.data?.node).toEqual({ databaseId: 1 });
+  });
+
+  it("the read client itself refuses guarded columns and writes, and filters hidden rows", async () => {
+    const { createReadClient } = await import("../../src/db/client.js");
+    const prisma = createReadClient(t.db);
+    await expect(prisma.course.findMany({ select: { joinCode: true } as never })).rejects.toBeInstanceOf(GuardViolation);
+    await expect(prisma.course.findMany({ where: { joinCode: "CANARY-JOIN-CODE-2" } as never })).rejects.toBeInstanceOf(GuardViolation);
+    await expect(prisma.hubPack.findMany({ omit: { payload: false } as never })).rejects.toBeInstanceOf(GuardViolation);
+    await expect(prisma.course.groupBy({ by: ["joinCode"] as never, _count: true } as never)).rejects.toBeInstanceOf(GuardViolation);
+    await expect(prisma.course.deleteMany({})).rejects.toBeInstanceOf(GuardViolation);
+    expect(await prisma.course.findMany({ where: { isPublic: false } })).toEqual([]);
+    expect(await prisma.course.count()).toBe(4);
+    const nested = await prisma.university.findMany({ include: { courses: true, _count: { select: { courses: true } } } });
+    expect(nested.flatMap((u) => u.courses.map((c) => c.id)).sort()).toEqual([1, 3, 4, 6]);
+    expect(nested.map((u) => u._count.courses)).toEqual([2, 1, 1]);
+    const filtered = await prisma.university.findMany({ where: { courses: { some: { isPublic: false } } } });
+    expect(filtered).toEqual([]);
+    const packs = await prisma.hubPack.findMany({ include: { versions: true } });
+    expect(JSON.stringify(packs)).not.toContain("CANARY");
+    expect(packs.map((p) => p.id)).toEqual(["pk_public"]);
+    await prisma.$disconnect();
+  });
+});

@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { canaryExport } from "../support/canary.js";
+import { type TestGateway, testGateway } from "../support/gateway.js";
+
+/** The canary export grown to `schools` schools with 6 courses each and as many conferences. */
+function scaled(schools: number) {
+  const base = canaryExport();
+  const template = base.courses[0]!;
+  const universities = Array.from({ length: schools }, (_, i) => ({ ...base.universities[0]!, id: i + 1, code: `S${i + 1}`, name_zh: `學校${i + 1}` }));
+  const courses = universities.flatMap((u, i) =>
+    Array.from({ length: 6 }, (_, j) => ({ ...template, id: i * 6 + j + 1, university_id: u.id, instructor: `T${j}`, is_public: j === 5 ? 0 : 1 })),
+  );
+  const conferences = universities.map((u) => ({ ...base.conferences[0]!, slug: `conf-${u.id}` }));
+  const papers = universities.map((u) => ({ ...base.papers[0]!, slug: `paper-${u.id}`, conference: `conf-${u.id}` }));
+  return { ...base, universities, courses, conferences, papers, stations: [], observations: [] };
+}
+
+const NESTED = `{
+  universities { totalCount nodes { code courses(first: 10) { totalCount nodes { databaseId school university { code } } } } }
+  courses(first: 100) { totalCount nodes { school university { nameZh } } }
+  coursePage(pageSize: 100) { total items { school } }
+  conferences { totalCount nodes { slug paperCount } }
+  hubPacks { nodes { versions { version } } }
+}`;
+
+describe("no N+1 behind nested queries", () => {
+  let open: TestGateway[] = [];
+  afterEach(async () => {
+    await Promise.all(open.map((t) => t.close()));
+    open = [];
+  });
+
+  async function statementsFor(schools: number) {
+    const t = await testGateway(scaled(schools));
+    open.push(t);
+    t.statements.length = 0;
+    const body = await t.graphql(NESTED);
+    expect(body.errors).toBeUndefined();
+    expect(body.data?.universities.totalCount).toBe(schools);
+    expect(body.data?.courses.totalCount).toBe(schools * 5);
+    expect(body.data?.conferences.nodes.every((c: { paperCount: number }) => c.paperCount === 1)).toBe(true);
+    return t.statements.length;
+  }
+
+  it("sends as many SQL statements for 30 schools as for 3", async () => {
+    const few = await statementsFor(3);
+    const many = await statementsFor(30);
+    expect(many).toBe(few);
+    // And that number is small: one or two per root field and relation level.
+    expect(few).toBeLessThanOrEqual(16);
+  });
+});

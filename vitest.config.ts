@@ -1,0 +1,15 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  // graphql ships both CJS and ESM builds; Pothos and yoga must see the same
+  // one as our code, or `instanceof` checks across them fail.
+  resolve: { alias: { graphql: "graphql/index.js" } },
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: "forks",
+    // Two cores: two files at a time keeps the PostgreSQL-backed files from starving.
+    maxWorkers: 2,
+  },
+});

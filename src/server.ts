@@ -9,6 +9,7 @@ import { createContext, type Context } from "./context.js";
 import type { ReadClient } from "./db/client.js";
 import type { Database } from "./db/driver.js";
 import { useHealth } from "./plugins/health.js";
+import { useRestApi } from "../rest/plugin.js";
 import { schema } from "./schema/index.js";
 
 export interface GatewayOptions {
@@ -26,14 +27,18 @@ export type Gateway = YogaServerInstance<Record<string, unknown>, Context>;
 
 export function createGateway(options: GatewayOptions): Gateway {
   const now = options.now ?? (() => new Date());
+  const context = () => createContext(options.prisma, now());
   return createYoga<Record<string, unknown>, Context>({
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
     graphiql: { title: "Public Data API — GraphQL", defaultQuery: DEFAULT_QUERY },
-    context: () => createContext(options.prisma, now()),
+    context,
     ...(options.log ? { logging: options.log } : {}),
-    plugins: [useHealth({ db: options.db })],
+    plugins: [
+      useHealth({ db: options.db }),
+      useRestApi({ schema, context, limits: { perMinute: 60, perDay: 10_000 }, ...(options.log ? { log: options.log } : {}) }),
+    ],
   });
 }
 

@@ -15,3 +15,11 @@ export function checkRange(name: string, value: number, min: number, max: number
 export function present(value: string | null | undefined): string | undefined {
   return value === null || value === undefined || value.trim() === "" ? undefined : value;
 }
+
+/**
+ * A `contains` needle with LIKE wildcards escaped: Prisma passes `%` and `_`
+ * through to ILIKE, so `q=%` would otherwise match every row.
+ */
+export function literal(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

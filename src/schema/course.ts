@@ -1,7 +1,7 @@
 /** Public courses. Private ones are invisible at the client level (db/guards.ts). */
 import type { Prisma } from "../generated/prisma/client.js";
 import { builder } from "./builder.js";
-import { checkRange, present } from "./arguments.js";
+import { checkRange, literal, present } from "./arguments.js";
 import { universityMatch } from "./university.js";
 
 /** Newest semester first, then by id (CONTRACT §3). */
@@ -24,8 +24,8 @@ export function courseFilter(args: CourseFilterArgs): Prisma.CourseWhereInput {
   if (q !== undefined) {
     and.push({
       OR: [
-        { courseNameChinese: { contains: q, mode: "insensitive" } },
-        { courseNameEnglish: { contains: q, mode: "insensitive" } },
+        { courseNameChinese: { contains: literal(q), mode: "insensitive" } },
+        { courseNameEnglish: { contains: literal(q), mode: "insensitive" } },
       ],
     });
   }

@@ -1,7 +1,7 @@
 /** Public, safety-checked community teaching Packs. Payloads never leave the database. */
 import type { Prisma } from "../generated/prisma/client.js";
 import { builder } from "./builder.js";
-import { present } from "./arguments.js";
+import { literal, present } from "./arguments.js";
 
 const AssetType = builder.enumType("AssetType", {
   description: "What a Pack contains.",
@@ -72,9 +72,9 @@ function packWhere(args: PackFilterArgs): Prisma.HubPackWhereInput {
     ...(q !== undefined
       ? {
           OR: [
-            { name: { contains: q, mode: "insensitive" } },
-            { summary: { contains: q, mode: "insensitive" } },
-            { subject: { contains: q, mode: "insensitive" } },
+            { name: { contains: literal(q), mode: "insensitive" } },
+            { summary: { contains: literal(q), mode: "insensitive" } },
+            { subject: { contains: literal(q), mode: "insensitive" } },
           ],
         }
       : {}),

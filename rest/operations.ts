@@ -1,0 +1,46 @@
+/**
+ * The fixed GraphQL operations behind the REST routes: graphql/operations/*.graphql,
+ * each with the fragments it spreads, parsed and validated against the schema
+ * once. A document that no longer validates stops the start.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type DocumentNode, type GraphQLSchema, Kind, parse, validate, visit } from "graphql";
+
+export const OPERATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "graphql", "operations");
+const FRAGMENTS_FILE = "fragments.graphql";
+
+/** Reads, completes with fragments, and validates every operation document. */
+export function loadOperations(schema: GraphQLSchema, dir = OPERATIONS_DIR): Map<string, DocumentNode> {
+  const fragments = parse(readFileSync(join(dir, FRAGMENTS_FILE), "utf8")).definitions.filter(
+    (d) => d.kind === Kind.FRAGMENT_DEFINITION,
+  );
+  const byName = new Map(fragments.map((f) => [f.name.value, f]));
+  const operations = new Map<string, DocumentNode>();
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".graphql") && f !== FRAGMENTS_FILE).sort()) {
+    const name = file.slice(0, -".graphql".length);
+    const own = parse(readFileSync(join(dir, file), "utf8"));
+    const needed = new Set<string>();
+    const collect = (node: DocumentNode | (typeof fragments)[number]) =>
+      visit(node, {
+        FragmentSpread(spread) {
+          if (needed.has(spread.name.value)) return;
+          needed.add(spread.name.value);
+          const fragment = byName.get(spread.name.value);
+          if (fragment) collect(fragment);
+        },
+      });
+    collect(own);
+    const document: DocumentNode = {
+      ...own,
+      definitions: [...own.definitions, ...[...needed].flatMap((n) => byName.get(n) ?? [])],
+    };
+    const errors = validate(schema, document);
+    if (errors.length > 0) {
+      throw new Error(`REST operation ${file} no longer validates against the schema: ${errors.map((e) => e.message).join("; ")}`);
+    }
+    operations.set(name, document);
+  }
+  return operations;
+}

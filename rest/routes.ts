@@ -1,0 +1,126 @@
+/**
+ * The v1 REST contract as a table: each GET path, its operation document,
+ * its parameters and its envelope. Adding an operation means adding a
+ * document under graphql/operations and a row here.
+ */
+import { integer, oneOf, type ParamRules, type ParamValues, text } from "./params.js";
+
+/** CONTRACT §2: `data`, `items` + `total`, or the paged list. */
+export type Envelope = "object" | "list" | "paged";
+
+/** A path parameter: an integer that is not one is simply not found (404). */
+export type PathParam = "integer" | "string";
+
+export interface Route<Q extends ParamRules = ParamRules, P extends Record<string, PathParam> = Record<string, PathParam>> {
+  /** The path, written as in OpenAPI: `/api/v1/courses/{course_id}`. */
+  path: string;
+  /** One-line description (root listing and OpenAPI summary). */
+  description: string;
+  /** The document name under graphql/operations. */
+  operation: string;
+  envelope: Envelope;
+  pathParams: P;
+  query: Q;
+  /** GraphQL variables from the validated parameters. */
+  variables(params: ParamValues<Q> & { [K in keyof P]: P[K] extends "integer" ? number : string }): Record<string, unknown>;
+}
+
+/** Identity with inference, so each row's `variables` sees its own parameter types. */
+function route<Q extends ParamRules, P extends Record<string, PathParam>>(r: Route<Q, P>): Route {
+  return r as unknown as Route;
+}
+
+const university = text("School code (case-insensitive) or exact Chinese name.");
+const ASSET_TYPES = ["skill", "channel_template", "quiz_bank", "survey_bank", "ai_task"] as const;
+const EDUCATION_LEVELS = ["university", "high_school", "junior_high", "elementary", "general"] as const;
+const INT_MAX = 2_147_483_647;
+
+export const ROUTES: readonly Route[] = [
+  route({
+    path: "/api/v1/universities",
+    description: "List universities, optionally of one region.",
+    operation: "universities",
+    envelope: "list",
+    pathParams: {},
+    query: { region: text("Only schools whose region is exactly this.") },
+    variables: (p) => ({ region: p.region }),
+  }),
+  route({
+    path: "/api/v1/courses",
+    description: "Page through public courses, newest semester first.",
+    operation: "courses",
+    envelope: "paged",
+    pathParams: {},
+    query: {
+      university,
+      semester: text("Exact semester, like 113-1."),
+      q: text("Case-insensitive substring of the Chinese or English course title."),
+      page: integer("Page number.", { min: 1, max: INT_MAX, default: 1 }),
+      page_size: integer("Courses per page.", { min: 1, max: 100, default: 20 }),
+    },
+    variables: (p) => ({ university: p.university, semester: p.semester, q: p.q, page: p.page, pageSize: p.page_size }),
+  }),
+  route({
+    path: "/api/v1/courses/{course_id}",
+    description: "One public course with its details.",
+    operation: "course",
+    envelope: "object",
+    pathParams: { course_id: "integer" },
+    query: {},
+    variables: (p) => ({ id: p.course_id }),
+  }),
+  route({
+    path: "/api/v1/course_stats",
+    description: "Public course and instructor counts by semester, year or school.",
+    operation: "course_stats",
+    envelope: "list",
+    pathParams: {},
+    query: { university, group_by: oneOf("Grouping of the rows.", ["semester", "year", "school"], "semester") },
+    variables: (p) => ({ university: p.university, groupBy: p.group_by }),
+  }),
+  route({
+    path: "/api/v1/papers",
+    description: "The team's papers, newest first.",
+    operation: "papers",
+    envelope: "list",
+    pathParams: {},
+    query: {
+      category: text("Only this category (exact)."),
+      year: integer("Only this year.", { min: 1, max: 9999 }),
+    },
+    variables: (p) => ({ category: p.category, year: p.year }),
+  }),
+  route({
+    path: "/api/v1/conferences",
+    description: "Conferences, each with the team's relationship and paper count.",
+    operation: "conferences",
+    envelope: "list",
+    pathParams: {},
+    query: {},
+    variables: () => ({}),
+  }),
+  route({
+    path: "/api/v1/hub/packs",
+    description: "Public, safety-checked hub Packs.",
+    operation: "hub_packs",
+    envelope: "list",
+    pathParams: {},
+    query: {
+      q: text("Case-insensitive substring of the name, summary or subject."),
+      asset_type: oneOf("Only this asset type.", ASSET_TYPES),
+      education_level: oneOf("Only this education level.", EDUCATION_LEVELS),
+      sort: oneOf("Order of the list.", ["recent", "stars", "installs"], "recent"),
+      limit: integer("Maximum number of items.", { min: 1, max: 100, default: 30 }),
+    },
+    variables: (p) => ({ q: p.q, assetType: p.asset_type, educationLevel: p.education_level, sort: p.sort, limit: p.limit }),
+  }),
+  route({
+    path: "/api/v1/hub/packs/{pack_id}",
+    description: "One public Pack with its safety-checked versions.",
+    operation: "hub_pack",
+    envelope: "object",
+    pathParams: { pack_id: "string" },
+    query: {},
+    variables: (p) => ({ id: p.pack_id }),
+  }),
+];

@@ -13,6 +13,8 @@ const ConfigSchema = z.object({
   DATABASE_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
   DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default("./data")),
   REDIS_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
+  RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(60)),
+  RATE_LIMIT_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(10_000)),
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -30,6 +32,10 @@ export interface Config {
   dataDir: string;
   /** Redis connection string for shared rate limits; unset means in-memory. */
   redisUrl: string | undefined;
+  /** Default requests per key per clock minute (a key's own limit wins). */
+  perMinute: number;
+  /** Default requests per key per UTC day (a key's own limit wins). */
+  perDay: number;
   /** pino log level. */
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 }
@@ -48,6 +54,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: c.DATABASE_URL,
     dataDir: c.DATA_DIR,
     redisUrl: c.REDIS_URL,
+    perMinute: c.RATE_LIMIT_PER_MINUTE,
+    perDay: c.RATE_LIMIT_PER_DAY,
     logLevel: c.LOG_LEVEL,
   };
 }

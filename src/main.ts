@@ -1,6 +1,7 @@
 /**
  * `npm start`: open the database (embedded PGlite unless DATABASE_URL is set),
- * apply pending migrations, import the demo data into an empty database, and
+ * apply pending migrations, import the demo data into an empty database (and,
+ * on the embedded one, create a development key and print it once), then
  * serve the gateway.
  */
 import { createServer } from "node:http";
@@ -11,6 +12,9 @@ import { openDatabase } from "./db/driver.js";
 import { migrate } from "./db/migrate.js";
 import { demoExportChunks } from "./demo/index.js";
 import { importExport } from "./import/apply.js";
+import { KeyStore } from "./keys/store.js";
+import { RateLimits } from "./limits/rate-limits.js";
+import { connectRedis } from "./limits/redis.js";
 import { createLogger } from "./logger.js";
 import { createGateway } from "./server.js";
 
@@ -20,26 +24,46 @@ const db = await openDatabase(config);
 const applied = await migrate(db);
 if (applied.length) log.info({ applied }, "applied migrations");
 
+const keys = new KeyStore(db);
+const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
 const [{ count }] = (await db.query<{ count: string }>("SELECT count(*)::text AS count FROM university")) as [{ count: string }];
+let developmentKey: string | undefined;
 if (count === "0") {
   log.info("the database holds no university: importing the demo data");
   const started = Date.now();
   const summary = await importExport(db, Readable.from(demoExportChunks()));
   log.info({ ...summary, ms: Date.now() - started }, "imported the demo data");
+  if (!config.databaseUrl) developmentKey = (await keys.create({ name: "development", owner: "npm start" })).key;
 }
 
+const redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined;
+const limits = new RateLimits({
+  defaults: { perMinute: config.perMinute, perDay: config.perDay },
+  redis,
+  onFallback: (error) => log.warn({ err: String(error) }, "rate limits answered by this process alone"),
+});
 const prisma = createReadClient(db);
-const gateway = createGateway({ db, prisma, log });
+const gateway = createGateway({
+  db,
+  prisma,
+  auth: { keys, limits },
+  limits: { perMinute: config.perMinute, perDay: config.perDay },
+  log,
+});
 const server = createServer(gateway);
 server.listen(config.port, config.host, () => {
-  const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
   console.log(`GraphiQL:  ${base}/graphql`);
   console.log(`REST root: ${base}/api/v1`);
+  if (developmentKey) {
+    console.log(`\nA development key was created. It is shown this once; keep it:\n\n  ${developmentKey}\n`);
+    console.log(`  curl -H "Authorization: Bearer ${developmentKey}" ${base}/api/v1/universities\n`);
+  }
 });
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     server.close();
+    redis?.disconnect();
     void prisma.$disconnect().finally(() => db.close());
   });
 }

@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import { createContext, type Context } from "./context.js";
 import type { ReadClient } from "./db/client.js";
 import type { Database } from "./db/driver.js";
+import { type ApiKeyOptions, useApiKeys } from "./plugins/api-keys.js";
 import { useHealth } from "./plugins/health.js";
 import { useRestApi } from "../rest/plugin.js";
 import { schema } from "./schema/index.js";
@@ -17,6 +18,13 @@ export interface GatewayOptions {
   db: Database;
   /** The guarded read client every answer is built from. */
   prisma: ReadClient;
+  /**
+   * Key verification and limits for every surface. `false` serves without
+   * keys: only for tests of other concerns, never in a running gateway.
+   */
+  auth: ApiKeyOptions | false;
+  /** Default per-key limits, announced by the REST root. */
+  limits?: { perMinute: number; perDay: number };
   /** Where request problems are logged. */
   log?: Logger;
   /** The clock; tests fix it. */
@@ -28,6 +36,7 @@ export type Gateway = YogaServerInstance<Record<string, unknown>, Context>;
 export function createGateway(options: GatewayOptions): Gateway {
   const now = options.now ?? (() => new Date());
   const context = () => createContext(options.prisma, now());
+  const guard = options.auth ? useApiKeys(options.auth) : undefined;
   return createYoga<Record<string, unknown>, Context>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -37,7 +46,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     ...(options.log ? { logging: options.log } : {}),
     plugins: [
       useHealth({ db: options.db }),
-      useRestApi({ schema, context, limits: { perMinute: 60, perDay: 10_000 }, ...(options.log ? { log: options.log } : {}) }),
+      ...(guard ? [guard.plugin] : []),
+      useRestApi({
+        schema,
+        context,
+        limits: options.limits ?? { perMinute: 60, perDay: 10_000 },
+        ...(guard ? { authorize: (request: Request) => guard.authorize(request, "rest") } : {}),
+        ...(options.log ? { log: options.log } : {}),
+      }),
     ],
   });
 }

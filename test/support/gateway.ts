@@ -30,7 +30,7 @@ export async function testGateway(
   await importObject(db, exportObject);
   const statements: string[] = [];
   const prisma = createReadClient(db, { onQuery: (e) => statements.push(e.query) });
-  const gateway = createGateway({ db, prisma, ...options.gateway });
+  const gateway = createGateway({ db, prisma, auth: false, ...options.gateway });
   return {
     gateway,
     db,

@@ -1,0 +1,15 @@
+/**
+ * The fixed, clock-aligned windows of CONTRACT §8: the minute starts at :00
+ * seconds, the day at 00:00 UTC.
+ */
+
+export type WindowName = "minute" | "day";
+
+export const WINDOW_MS: Record<WindowName, number> = { minute: 60_000, day: 86_400_000 };
+
+/** The window containing `now`: its index (for counter keys) and when it ends. */
+export function windowAt(name: WindowName, now: number): { index: number; resetsAt: number } {
+  const size = WINDOW_MS[name];
+  const index = Math.floor(now / size);
+  return { index, resetsAt: (index + 1) * size };
+}

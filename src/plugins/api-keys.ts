@@ -1,0 +1,101 @@
+/**
+ * `useApiKeys`: every request to `/graphql` (except the GraphiQL page itself)
+ * and `/mcp` must carry a valid key and fit its limits; REST routes call the
+ * same `authorize` after routing (CONTRACT §2 puts 404/405 before 401).
+ * Refusals use each surface's own error shape; every keyed response carries
+ * the limit headers.
+ */
+import type { Plugin } from "graphql-yoga";
+import type { KeyStore } from "../keys/store.js";
+import { bearerKey } from "../keys/secret.js";
+import { limitHeaders } from "../limits/headers.js";
+import type { RateLimits } from "../limits/rate-limits.js";
+
+/** Which surface a request came through; it decides the error shape. */
+export type Surface = "rest" | "graphql" | "mcp";
+
+export interface ApiKeyOptions {
+  /** Verifies presented keys. */
+  keys: Pick<KeyStore, "verify">;
+  /** Counts requests per key. */
+  limits: Pick<RateLimits, "take">;
+  /** The clock (for the limit headers). */
+  now?: () => number;
+}
+
+export interface ApiKeyGuard {
+  /** The yoga plugin guarding `/graphql` and `/mcp` and adding limit headers. */
+  plugin: Plugin;
+  /** Checks one request; a Response means refuse it with that response. */
+  authorize(request: Request, surface: Surface): Promise<Response | undefined>;
+}
+
+const REALM = 'Bearer realm="public-data-api"';
+
+function errorBody(surface: Surface, message: string, code: string): string {
+  switch (surface) {
+    case "rest":
+      return JSON.stringify({ success: false, error: message });
+    case "graphql":
+      return JSON.stringify({ errors: [{ message, extensions: { code } }] });
+    case "mcp":
+      return JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message } });
+  }
+}
+
+const isGraphiQLPage = (request: Request, url: URL) =>
+  request.method === "GET" && !url.searchParams.has("query") && (request.headers.get("accept") ?? "").includes("text/html");
+
+export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
+  const now = options.now ?? Date.now;
+  const granted = new WeakMap<Request, Record<string, string>>();
+
+  async function authorize(request: Request, surface: Surface): Promise<Response | undefined> {
+    const refuse = (status: number, message: string, code: string, headers: Record<string, string> = {}) =>
+      new Response(errorBody(surface, message, code), {
+        status,
+        headers: { "content-type": "application/json; charset=utf-8", ...headers },
+      });
+    const presented = bearerKey(request.headers.get("authorization"));
+    if ("problem" in presented) {
+      return presented.problem === "missing"
+        ? refuse(401, "an API key is required: send Authorization: Bearer <API_KEY>", "UNAUTHENTICATED", { "www-authenticate": REALM })
+        : refuse(401, "malformed Authorization header: expected Bearer <API_KEY>", "UNAUTHENTICATED", {
+            "www-authenticate": `${REALM}, error="invalid_request"`,
+          });
+    }
+    const key = await options.keys.verify(presented.key);
+    if (!key) {
+      return refuse(401, "invalid or revoked API key", "UNAUTHENTICATED", { "www-authenticate": `${REALM}, error="invalid_token"` });
+    }
+    const decision = await options.limits.take(key.id, key);
+    const headers = limitHeaders(decision, now());
+    if (!decision.allowed) {
+      const limit = decision.limits[decision.refusedBy];
+      return refuse(
+        429,
+        `rate limit exceeded: ${limit} requests per ${decision.refusedBy}; retry in ${decision.retryAfterSeconds} s`,
+        "RATE_LIMITED",
+        headers,
+      );
+    }
+    granted.set(request, headers);
+    return undefined;
+  }
+
+  const plugin: Plugin = {
+    async onRequest({ request, url, endResponse }) {
+      const surface: Surface | undefined =
+        url.pathname === "/graphql" ? "graphql" : url.pathname === "/mcp" ? "mcp" : undefined;
+      if (!surface || (surface === "graphql" && isGraphiQLPage(request, url))) return;
+      if (surface === "graphql" && request.method === "OPTIONS") return;
+      const refusal = await authorize(request, surface);
+      if (refusal) endResponse(refusal);
+    },
+    onResponse({ request, response }) {
+      const headers = granted.get(request);
+      if (headers) for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+    },
+  };
+  return { plugin, authorize };
+}

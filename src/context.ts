@@ -16,5 +16,5 @@ export interface Context {
 
 /** The per-request context over a shared read client. */
 export function createContext(prisma: ReadClient, now = new Date()): Context {
-  return { prisma, loaders: createLoaders(prisma), now };
+  return { prisma, loaders: createLoaders(prisma, now), now };
 }

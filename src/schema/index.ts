@@ -6,6 +6,7 @@ import "./course-stats.js";
 import "./paper.js";
 import "./conference.js";
 import "./hub-pack.js";
+import "./environment.js";
 import { isObjectType } from "graphql";
 import { builder } from "./builder.js";
 

@@ -16,6 +16,8 @@ export interface Route<Q extends ParamRules = ParamRules, P extends Record<strin
   path: string;
   /** One-line description (root listing and OpenAPI summary). */
   description: string;
+  /** The name of the MCP tool that mirrors this route. */
+  tool: string;
   /** The document name under graphql/operations. */
   operation: string;
   envelope: Envelope;
@@ -38,6 +40,7 @@ const INT_MAX = 2_147_483_647;
 export const ROUTES: readonly Route[] = [
   route({
     path: "/api/v1/universities",
+    tool: "list_universities",
     description: "List universities, optionally of one region.",
     operation: "universities",
     envelope: "list",
@@ -47,6 +50,7 @@ export const ROUTES: readonly Route[] = [
   }),
   route({
     path: "/api/v1/courses",
+    tool: "list_courses",
     description: "Page through public courses, newest semester first.",
     operation: "courses",
     envelope: "paged",
@@ -62,6 +66,7 @@ export const ROUTES: readonly Route[] = [
   }),
   route({
     path: "/api/v1/courses/{course_id}",
+    tool: "get_course",
     description: "One public course with its details.",
     operation: "course",
     envelope: "object",
@@ -71,6 +76,7 @@ export const ROUTES: readonly Route[] = [
   }),
   route({
     path: "/api/v1/course_stats",
+    tool: "get_course_stats",
     description: "Public course and instructor counts by semester, year or school.",
     operation: "course_stats",
     envelope: "list",
@@ -80,6 +86,7 @@ export const ROUTES: readonly Route[] = [
   }),
   route({
     path: "/api/v1/papers",
+    tool: "list_papers",
     description: "The team's papers, newest first.",
     operation: "papers",
     envelope: "list",
@@ -92,6 +99,7 @@ export const ROUTES: readonly Route[] = [
   }),
   route({
     path: "/api/v1/conferences",
+    tool: "list_conferences",
     description: "Conferences, each with the team's relationship and paper count.",
     operation: "conferences",
     envelope: "list",
@@ -101,6 +109,7 @@ export const ROUTES: readonly Route[] = [
   }),
   route({
     path: "/api/v1/environment/schools/{school_ref}",
+    tool: "get_school_environment",
     description: "Latest environment snapshot of one school (numeric id or code).",
     operation: "environment_school",
     envelope: "object",
@@ -110,6 +119,7 @@ export const ROUTES: readonly Route[] = [
   }),
   route({
     path: "/api/v1/environment/schools/{school_ref}/history",
+    tool: "get_school_environment_history",
     description: "Daily environment summaries of one school.",
     operation: "environment_history",
     envelope: "object",
@@ -119,6 +129,7 @@ export const ROUTES: readonly Route[] = [
   }),
   route({
     path: "/api/v1/environment/snapshot",
+    tool: "get_environment_snapshot",
     description: "Latest environment snapshots of several schools.",
     operation: "environment_snapshot",
     envelope: "list",
@@ -131,6 +142,7 @@ export const ROUTES: readonly Route[] = [
   }),
   route({
     path: "/api/v1/hub/packs",
+    tool: "list_hub_packs",
     description: "Public, safety-checked hub Packs.",
     operation: "hub_packs",
     envelope: "list",
@@ -146,6 +158,7 @@ export const ROUTES: readonly Route[] = [
   }),
   route({
     path: "/api/v1/hub/packs/{pack_id}",
+    tool: "get_hub_pack",
     description: "One public Pack with its safety-checked versions.",
     operation: "hub_pack",
     envelope: "object",

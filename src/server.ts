@@ -10,6 +10,8 @@ import type { ReadClient } from "./db/client.js";
 import type { Database } from "./db/driver.js";
 import { type ApiKeyOptions, useApiKeys } from "./plugins/api-keys.js";
 import { useHealth } from "./plugins/health.js";
+import { useMcp } from "./plugins/mcp.js";
+import { RestApi } from "../rest/api.js";
 import { useRestApi } from "../rest/plugin.js";
 import { schema } from "./schema/index.js";
 
@@ -37,6 +39,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const now = options.now ?? (() => new Date());
   const context = () => createContext(options.prisma, now());
   const guard = options.auth ? useApiKeys(options.auth) : undefined;
+  const api = new RestApi(schema);
   return createYoga<Record<string, unknown>, Context>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -48,12 +51,13 @@ export function createGateway(options: GatewayOptions): Gateway {
       useHealth({ db: options.db }),
       ...(guard ? [guard.plugin] : []),
       useRestApi({
-        schema,
+        api,
         context,
         limits: options.limits ?? { perMinute: 60, perDay: 10_000 },
         ...(guard ? { authorize: (request: Request) => guard.authorize(request, "rest") } : {}),
         ...(options.log ? { log: options.log } : {}),
       }),
+      useMcp({ api, context, ...(options.log ? { log: options.log } : {}) }),
     ],
   });
 }

@@ -1,0 +1,117 @@
+/**
+ * The v1 operations as plain calls: match a path to a route, validate its
+ * parameters, run its fixed GraphQL operation in-process and shape the body.
+ * The HTTP plugin (plugin.ts) and the MCP tools (src/mcp) both answer
+ * through this, so every surface gives the same body for the same call.
+ */
+import { type DocumentNode, execute, type GraphQLSchema } from "graphql";
+import type { Context } from "../src/context.js";
+import { type Body, envelope, failure } from "./envelope.js";
+import { loadOperations } from "./operations.js";
+import { readParams } from "./params.js";
+import { ROUTES, type Route } from "./routes.js";
+
+/** An answer: its HTTP status and v1 body. */
+export interface Answer {
+  status: number;
+  body: Body;
+}
+
+export interface RouteMatch {
+  route: Route;
+  /** Raw (still encoded) path segments, by parameter name. */
+  segments: Record<string, string>;
+}
+
+interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  names: string[];
+}
+
+function compile(route: Route): CompiledRoute {
+  const names: string[] = [];
+  const source = route.path
+    .split("/")
+    .map((part) => {
+      const param = /^\{(\w+)\}$/.exec(part);
+      if (!param) return part.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
+      names.push(param[1]!);
+      return "([^/]+)";
+    })
+    .join("/");
+  return { route, pattern: new RegExp(`^${source}$`), names };
+}
+
+export class RestApi {
+  readonly routes: readonly Route[];
+  private readonly compiled: CompiledRoute[];
+  private readonly operations: Map<string, DocumentNode>;
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    routes: readonly Route[] = ROUTES,
+  ) {
+    this.routes = routes;
+    this.compiled = routes.map(compile);
+    this.operations = loadOperations(schema);
+    for (const route of routes) {
+      if (!this.operations.has(route.operation)) throw new Error(`route ${route.path} names a missing operation ${route.operation}`);
+    }
+  }
+
+  /** The route serving `path`, if any. */
+  match(path: string): RouteMatch | undefined {
+    for (const { route, pattern, names } of this.compiled) {
+      const m = pattern.exec(path);
+      if (m) return { route, segments: Object.fromEntries(names.map((n, i) => [n, m[i + 1] ?? ""])) };
+    }
+    return undefined;
+  }
+
+  /**
+   * Answers one call: 400 for a bad parameter, 404 for a missing resource,
+   * 500 (`internal error`, cause passed to `onError`) for anything else.
+   */
+  async call(
+    match: RouteMatch,
+    query: URLSearchParams,
+    context: Context,
+    onError?: (error: unknown) => void,
+  ): Promise<Answer> {
+    const { route } = match;
+    const params = readParams(route.query, query);
+    if (!params.ok) return { status: 400, body: failure(params.message) };
+    const values: Record<string, unknown> = { ...params.value };
+    for (const [name, encoded] of Object.entries(match.segments)) {
+      let raw: string;
+      try {
+        raw = decodeURIComponent(encoded);
+      } catch {
+        return { status: 404, body: failure(`${name} not found`) };
+      }
+      if (route.pathParams[name] === "integer") {
+        if (!/^\d{1,10}$/.test(raw) || Number(raw) > 2_147_483_647) return { status: 404, body: failure(`${name} ${raw} not found`) };
+        values[name] = Number(raw);
+      } else {
+        values[name] = raw;
+      }
+    }
+    try {
+      const result = await execute({
+        schema: this.schema,
+        document: this.operations.get(route.operation)!,
+        variableValues: route.variables(values as never),
+        contextValue: context,
+      });
+      if (result.errors?.length) throw new AggregateError(result.errors, `operation ${route.operation} failed`);
+      const body = envelope(route.envelope, (result.data as { result?: unknown } | null | undefined)?.result);
+      if (body) return { status: 200, body };
+      const what = Object.keys(match.segments).map((n) => `${n} ${String(values[n])}`).join(", ");
+      return { status: 404, body: failure(`${what || "resource"} not found`) };
+    } catch (error) {
+      onError?.(error);
+      return { status: 500, body: failure("internal error") };
+    }
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * `npm run mcp:stdio`: the local MCP server over standard input/output, for
+ * clients that launch a command. Its tools are those of `/mcp`; each calls
+ * the running gateway's REST API at UEDU_API_BASE_URL with UEDU_API_KEY, so
+ * calls count against that key's limits like any other.
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { ROUTES } from "../../rest/routes.js";
+import { registerTools } from "../mcp/tools.js";
+
+const key = process.env.UEDU_API_KEY;
+const base = (process.env.UEDU_API_BASE_URL || "http://127.0.0.1:4000").replace(/\/+$/, "");
+if (!key) {
+  process.stderr.write("mcp: set UEDU_API_KEY to your API key\n");
+  process.exit(2);
+}
+
+const server = new McpServer({ name: "public-data-api", version: "1.0.0" });
+registerTools(server, ROUTES, async (route, path, query) => {
+  const url = base + route.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(path[name] ?? "")) + (query.size ? `?${query}` : "");
+  try {
+    const response = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: "application/json" } });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  } catch (error) {
+    return { status: 502, body: { success: false, error: `gateway unreachable at ${base}: ${(error as Error).message}` } };
+  }
+});
+await server.connect(new StdioServerTransport());

@@ -1,0 +1,143 @@
+/**
+ * Benchmark at the seed's Taiwan scale: 1,215 weather and 84 air stations,
+ * hourly for 90 days (about 2.8 million observations), 100 schools.
+ *
+ * It streams the synthetic export through the real importer (measuring time
+ * and peak memory), then times through the gateway, without sockets:
+ *   - one school's 90-day history   GET /api/v1/environment/schools/{id}/history?days=90
+ *   - the 100-school snapshot list  GET /api/v1/environment/snapshot?limit=100
+ *
+ *   npm run bench:environment                    # PostgreSQL at TEST_DATABASE_URL
+ *   npm run bench:environment -- --pglite        # embedded PGlite (slower import)
+ *   npm run bench:environment -- --days 30       # a smaller run
+ */
+import { Readable } from "node:stream";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { createReadClient } from "../src/db/client.js";
+import { type Database, openDatabase } from "../src/db/driver.js";
+import { migrate } from "../src/db/migrate.js";
+import { importExport } from "../src/import/apply.js";
+import { createGateway } from "../src/server.js";
+
+const { values } = parseArgs({
+  options: {
+    pglite: { type: "boolean", default: false },
+    days: { type: "string", default: "90" },
+    runs: { type: "string", default: "20" },
+  },
+});
+const DAYS = Number(values.days);
+const RUNS = Number(values.runs);
+const WEATHER = 1215;
+const AIR = 84;
+const SCHOOLS = 100;
+const NOW = new Date(Date.UTC(2026, 10, 20, 12));
+
+/** A small deterministic generator (mulberry32). */
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function* exportChunks(): Generator<string> {
+  const r = rng(7);
+  const place = () => ({ latitude: 22 + r() * 3.2, longitude: 120.1 + r() * 1.8 });
+  const schools = Array.from({ length: SCHOOLS }, (_, i) => ({
+    id: i + 1, code: `S${i + 1}`, name_zh: `學校${i + 1}`, name_en: `School ${i + 1}`, short_name: null,
+    region: `Region ${i % 10}`, country: "TW", timezone: "Asia/Taipei", ...place(),
+  }));
+  const stations = [
+    ...Array.from({ length: WEATHER }, (_, i) => ({ id: `W${i}`, name: `Weather ${i}`, kind: "weather", source: "cwa", country: "TW", ...place() })),
+    ...Array.from({ length: AIR }, (_, i) => ({ id: `A${i}`, name: `Air ${i}`, kind: "air", source: "moenv", country: "TW", ...place() })),
+  ];
+  yield JSON.stringify({ format: "platform-export/1", exported_at: NOW.toISOString(), universities: schools, courses: [], papers: [], conferences: [], hub_packs: [], stations }).slice(0, -1);
+  yield ',"observations":[';
+  const hours = DAYS * 24;
+  const start = NOW.getTime() - (hours - 1) * 3_600_000;
+  let first = true;
+  for (const s of stations) {
+    let batch = "";
+    for (let h = 0; h < hours; h++) {
+      const at = new Date(start + h * 3_600_000).toISOString();
+      const row =
+        s.kind === "weather"
+          ? `{"station_id":"${s.id}","observed_at":"${at}","temp_c":${(20 + 6 * Math.sin(h / 3.8) + r()).toFixed(1)},"rh":${(70 + 20 * r()).toFixed(0)},"precip_mm":${r() < 0.1 ? (r() * 4).toFixed(1) : 0}}`
+          : `{"station_id":"${s.id}","observed_at":"${at}","pm25_ugm3":${(10 + 20 * r()).toFixed(1)},"pm10_ugm3":${(20 + 30 * r()).toFixed(0)},"aqi":${(30 + 60 * r()).toFixed(0)}}`;
+      batch += (first ? "" : ",") + row;
+      first = false;
+    }
+    yield batch;
+  }
+  yield "]}";
+}
+
+async function database(): Promise<Database & { drop?: () => Promise<void> }> {
+  if (values.pglite) return openDatabase({ dataDir: "memory://" });
+  const base = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+  const name = `gw_bench_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const db = await openDatabase({ databaseUrl: url.toString() });
+  return Object.assign(db, {
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await c.end();
+    },
+  });
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+
+async function main() {
+  const db = await database();
+  await migrate(db);
+  let peakRss = 0;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 200);
+  const t0 = performance.now();
+  const summary = await importExport(db, Readable.from(exportChunks()));
+  const importSeconds = (performance.now() - t0) / 1000;
+  clearInterval(sampler);
+  console.log(`database: ${db.kind}`);
+  console.log(`import: ${summary.observations.toLocaleString("en")} observations, ${summary.stations} stations, ${summary.universities} schools in ${importSeconds.toFixed(1)} s; peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`);
+
+  const prisma = createReadClient(db);
+  const gateway = createGateway({ db, prisma, auth: false, now: () => NOW });
+  const time = async (label: string, path: string, check: (body: any) => void) => {
+    const samples: number[] = [];
+    for (let i = 0; i < RUNS + 2; i++) {
+      const started = performance.now();
+      const response = await gateway.fetch(`http://bench${path}`);
+      const body = await response.json();
+      const ms = performance.now() - started;
+      if (response.status !== 200) throw new Error(`${path}: ${response.status} ${JSON.stringify(body)}`);
+      check(body);
+      if (i >= 2) samples.push(ms); // two warm-up runs
+    }
+    samples.sort((a, b) => a - b);
+    console.log(`${label}: median ${percentile(samples, 0.5).toFixed(0)} ms, p95 ${percentile(samples, 0.95).toFixed(0)} ms, max ${samples.at(-1)!.toFixed(0)} ms over ${RUNS} runs`);
+  };
+  await time("history, one school, 90 days", `/api/v1/environment/schools/1/history?days=${Math.min(90, DAYS)}`, (b) => {
+    if (b.data.daily.length !== Math.min(90, DAYS)) throw new Error(`expected ${DAYS} days, got ${b.data.daily.length}`);
+  });
+  await time("snapshot list, 100 schools", "/api/v1/environment/snapshot?limit=100", (b) => {
+    if (b.items.length !== 100 || b.items.some((i: any) => i.realtime.aqi === null)) throw new Error("incomplete snapshot list");
+  });
+  await prisma.$disconnect();
+  await db.close();
+  await db.drop?.();
+}
+
+await main();

@@ -26,6 +26,12 @@ const isSection = (key: string): key is SectionName => Object.hasOwn(SECTIONS, k
 /** Reads the whole export from `input`, calling `visitor` in document order. */
 export async function readExport(input: Readable, visitor: ExportVisitor): Promise<void> {
   const tokens = input.pipe(parser.asStream({ packValues: true, streamValues: false }));
+  // pipe() does not pass the source's failure on: end the token stream with it.
+  let inputError: Error | undefined;
+  input.once("error", (error: Error) => {
+    inputError = error;
+    tokens.destroy(error);
+  });
   let depth = 0;
   let key: string | null = null;
   let section: SectionName | null = null;
@@ -96,8 +102,11 @@ export async function readExport(input: Readable, visitor: ExportVisitor): Promi
       }
     }
   } catch (error) {
+    if (inputError) throw inputError;
     if (error instanceof ImportError) throw error;
     throw new ImportError(`the export is not valid JSON: ${(error as Error).message}`);
+  } finally {
+    input.unpipe(tokens);
   }
   if (!sawRoot || depth !== 0) throw new ImportError("the export ended before its closing brace");
 }

@@ -7,10 +7,32 @@
  */
 import { z } from "zod";
 
-const text = z.string().trim().min(1, { message: "expected a non-empty string" });
-const optionalText = z.string().nullish().transform((v) => (v === "" ? null : (v ?? null)));
-const id = z.number({ message: "expected an integer id" }).int({ message: "expected an integer id" }).positive({ message: "expected a positive integer id" });
-const count = z.number().int().min(0, { message: "expected a non-negative integer" }).nullish().transform((v) => v ?? 0);
+const INT_MAX = 2_147_483_647;
+// PostgreSQL text cannot hold NUL; refuse it here so the record is named.
+const noNul = (v: string) => !v.includes("\0");
+const NUL = { message: "must not contain a NUL character" };
+const text = z.string().trim().min(1, { message: "expected a non-empty string" }).refine(noNul, NUL);
+const optionalText = z
+  .string()
+  .refine(noNul, NUL)
+  .nullish()
+  .transform((v) => (v === "" ? null : (v ?? null)));
+const id = z
+  .number({ message: "expected an integer id" })
+  .int({ message: "expected an integer id" })
+  .positive({ message: "expected a positive integer id" })
+  .max(INT_MAX, { message: `expected an id of at most ${INT_MAX}` });
+const count = z
+  .number()
+  .int()
+  .min(0, { message: "expected a non-negative integer" })
+  .max(INT_MAX, { message: `expected an integer of at most ${INT_MAX}` })
+  .nullish()
+  .transform((v) => v ?? 0);
+const payload = z
+  .unknown()
+  .refine((v) => v === undefined || !JSON.stringify(v).includes("\\u0000"), NUL)
+  .optional();
 
 const isoDate = z
   .string()
@@ -18,12 +40,23 @@ const isoDate = z
   .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), {
     message: "expected a real calendar date",
   });
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(:(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 const instant = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/, {
-    message: "expected an ISO 8601 instant with a time zone offset",
-  })
-  .refine((v) => !Number.isNaN(Date.parse(v)), { message: "expected a real instant" })
+  .regex(INSTANT, { message: "expected an ISO 8601 instant with a time zone offset" })
+  .refine(
+    (v) => {
+      const match = INSTANT.exec(v);
+      if (!match) return true; // the pattern check above already says why
+      const [, y, mo, d, h, mi, , s] = match;
+      const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+      return (
+        day.getUTCFullYear() === Number(y) && day.getUTCMonth() === Number(mo) - 1 && day.getUTCDate() === Number(d) &&
+        Number(h) < 24 && Number(mi) < 60 && Number(s ?? 0) < 60 && !Number.isNaN(Date.parse(v))
+      );
+    },
+    { message: "expected a real instant" },
+  )
   .transform((v) => new Date(v));
 
 const timeZone = text.refine(
@@ -114,7 +147,7 @@ export const PackVersionRecord = z.object({
   published_at: instant,
   changelog: optionalText,
   safety_status: safetyStatus,
-  payload: z.unknown().optional(),
+  payload,
 });
 
 export const HubPackRecord = z.object({
@@ -142,7 +175,7 @@ export const HubPackRecord = z.object({
   owner_name: optionalText,
   visibility: z.enum(["public", "private", "link"], { message: "expected public, private or link" }),
   safety_status: safetyStatus,
-  payload: z.unknown().optional(),
+  payload,
   versions: z.array(PackVersionRecord).nullish().transform((v) => v ?? []),
 });
 
@@ -206,7 +239,7 @@ export function describeIssue(where: string, error: z.ZodError): string {
 
 /** Validates one record; throws ImportError naming it. */
 export function parseRecord<S extends SectionName>(section: S, index: number, value: unknown): z.output<(typeof SECTIONS)[S]> {
-  const result = SECTIONS[section].safeParse(value);
+  const result = SECTIONS[section].safeParse(value, { reportInput: true });
   if (!result.success) throw new ImportError(describeIssue(`${section}[${index}]`, result.error));
   return result.data as z.output<(typeof SECTIONS)[S]>;
 }

@@ -1,0 +1,65 @@
+/** `npm run db:migrate` as a process, on an embedded DATA_DIR and on PostgreSQL. */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pendingMigrations, readMigrations } from "../../src/db/migrate.js";
+import { freshPostgres } from "../support/databases.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const APPLIED = readMigrations().map((m) => `applied ${m.name}\n`).join("");
+
+function migrateCli(vars: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...vars };
+  for (const [k, v] of Object.entries(vars)) if (v === undefined) delete env[k];
+  return new Promise((resolve, reject) => {
+    const child = spawn(join(ROOT, "node_modules", ".bin", "tsx"), ["src/cli/migrate.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), "migrate-cli-"));
+});
+afterAll(() => {
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe("npm run db:migrate", () => {
+  it("migrates an empty DATA_DIR, then finds it up to date", async () => {
+    const vars = { DATA_DIR: join(tmp, "data"), DATABASE_URL: undefined };
+    expect(await migrateCli(vars)).toEqual({ code: 0, stdout: APPLIED, stderr: "" });
+    expect(await migrateCli(vars)).toEqual({ code: 0, stdout: "database is up to date\n", stderr: "" });
+  }, 60_000);
+
+  it("migrates a PostgreSQL database named by DATABASE_URL", async () => {
+    const db = await freshPostgres();
+    try {
+      await db.exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public;`);
+      expect(await migrateCli({ DATABASE_URL: db.url })).toEqual({ code: 0, stdout: APPLIED, stderr: "" });
+      expect(await pendingMigrations(db)).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+
+  it("fails with one line and exit 1 on a bad configuration or an unreachable server", async () => {
+    expect(await migrateCli({ DATABASE_URL: "not a url" })).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "db:migrate failed: invalid configuration: DATABASE_URL: Invalid URL\n",
+    });
+    expect(await migrateCli({ DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none" })).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "db:migrate failed: connect ECONNREFUSED 127.0.0.1:1\n",
+    });
+  }, 60_000);
+});

@@ -1,0 +1,66 @@
+/**
+ * The importer on a PostgreSQL server (a throwaway database): the canary
+ * import, a reimport, and refusals, giving the same rows as on PGlite.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../../src/db/driver.js";
+import { importExport } from "../../src/import/apply.js";
+import { freshPGlite, freshPostgres, importObject } from "../support/databases.js";
+import { CANARY_COUNTS, CANARY_SUMMARY, canary, counts, dumpTables, textStream } from "./helpers.js";
+
+const withoutMigrations = ({ _prisma_migrations, ...tables }: Record<string, string>) => tables;
+
+describe("import on PostgreSQL", () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await freshPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it("imports the canary export", async () => {
+    expect(db.kind).toBe("postgres");
+    expect(await importObject(db, canary())).toEqual(CANARY_SUMMARY);
+    expect(await counts(db)).toEqual(CANARY_COUNTS);
+    expect(await db.query(`SELECT latest_version FROM hub_pack WHERE id = 'pk_public'`)).toEqual([{ latest_version: "1.10.0" }]);
+  });
+
+  it("stores exactly what PGlite stores", async () => {
+    const lite = await freshPGlite();
+    try {
+      await importObject(lite, canary());
+      expect(withoutMigrations(await dumpTables(db))).toEqual(withoutMigrations(await dumpTables(lite)));
+    } finally {
+      await lite.close();
+    }
+  }, 60_000);
+
+  it("leaves the same database after importing the same export again", async () => {
+    const before = await dumpTables(db);
+    expect(await importExport(db, textStream(JSON.stringify(canary())))).toEqual(CANARY_SUMMARY);
+    expect(await dumpTables(db)).toEqual(before);
+  });
+
+  it("changes nothing when an export is refused, at validation or in the database", async () => {
+    const before = await dumpTables(db);
+    const bad = canary();
+    bad.universities[0]!.name_zh = "changed";
+    bad.observations.push({ station_id: "nope", observed_at: "2026-11-19T17:00:00Z" } as never);
+    await expect(importObject(db, bad)).rejects.toThrow('observations[2].station_id: no station with id "nope"');
+    expect(await dumpTables(db)).toEqual(before);
+
+    // A constraint the importer knows nothing of: the universities are
+    // already upserted when the course insert fails.
+    await db.exec(`ALTER TABLE course ADD CONSTRAINT test_refuse_999 CHECK (id <> 999)`);
+    try {
+      const late = canary();
+      late.universities[0]!.name_zh = "changed";
+      late.courses[1]!.id = 999;
+      await expect(importObject(db, late)).rejects.toThrow(/test_refuse_999/);
+    } finally {
+      await db.exec(`ALTER TABLE course DROP CONSTRAINT test_refuse_999`);
+    }
+    expect(await dumpTables(db)).toEqual(before);
+  });
+});

@@ -123,7 +123,7 @@ function resourceSchemas(): Record<string, Json> {
       slug: text("Stable identifier."),
       title: text("Title."),
       title_zh: nullableText("Chinese title."),
-      authors: text("Authors, joined with `, `."),
+      authors: nullableText("Authors, joined with `, `; null when none are listed."),
       conference: nullableText("Slug of the conference it appeared at."),
       year: count("Year of publication.", 1),
       doi: nullableText("DOI."),

@@ -6,21 +6,29 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type DocumentNode, type GraphQLSchema, Kind, parse, validate, visit } from "graphql";
+import { type DocumentNode, type GraphQLSchema, Kind, parse, Source, validate, visit } from "graphql";
 
 export const OPERATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "graphql", "operations");
 const FRAGMENTS_FILE = "fragments.graphql";
 
+function parseFile(dir: string, file: string): DocumentNode {
+  try {
+    return parse(new Source(readFileSync(join(dir, file), "utf8"), file));
+  } catch (error) {
+    throw new Error(`REST operation ${file} does not parse: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 /** Reads, completes with fragments, and validates every operation document. */
 export function loadOperations(schema: GraphQLSchema, dir = OPERATIONS_DIR): Map<string, DocumentNode> {
-  const fragments = parse(readFileSync(join(dir, FRAGMENTS_FILE), "utf8")).definitions.filter(
+  const fragments = parseFile(dir, FRAGMENTS_FILE).definitions.filter(
     (d) => d.kind === Kind.FRAGMENT_DEFINITION,
   );
   const byName = new Map(fragments.map((f) => [f.name.value, f]));
   const operations = new Map<string, DocumentNode>();
   for (const file of readdirSync(dir).filter((f) => f.endsWith(".graphql") && f !== FRAGMENTS_FILE).sort()) {
     const name = file.slice(0, -".graphql".length);
-    const own = parse(readFileSync(join(dir, file), "utf8"));
+    const own = parseFile(dir, file);
     const needed = new Set<string>();
     const collect = (node: DocumentNode | (typeof fragments)[number]) =>
       visit(node, {

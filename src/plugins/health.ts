@@ -12,14 +12,17 @@ export interface HealthOptions {
 export function useHealth(options: HealthOptions): Plugin {
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
-      if (request.method !== "GET" && request.method !== "HEAD") return;
-      const json = (status: number, body: unknown) =>
+      if (url.pathname !== "/healthz" && url.pathname !== "/readyz") return;
+      const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
         endResponse(
-          new fetchAPI.Response(JSON.stringify(body), {
+          new fetchAPI.Response(request.method === "HEAD" ? null : JSON.stringify(body), {
             status,
-            headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+            headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
           }),
         );
+      if (request.method !== "GET" && request.method !== "HEAD") {
+        return json(405, { status: "method not allowed" }, { allow: "GET, HEAD" });
+      }
       if (url.pathname === "/healthz") return json(200, { status: "ok" });
       if (url.pathname === "/readyz") {
         try {

@@ -1,7 +1,12 @@
 /** Public, safety-checked community teaching Packs. Payloads never leave the database. */
 import type { Prisma } from "../generated/prisma/client.js";
 import { builder } from "./builder.js";
+import { compareSemver } from "../domain/semver.js";
 import { literal, present } from "./arguments.js";
+
+function newestFirst<V extends { publishedAt: Date; version: string }>(versions: V[]): V[] {
+  return [...versions].sort((a, b) => b.publishedAt.getTime() - a.publishedAt.getTime() || compareSemver(b.version, a.version));
+}
 
 const AssetType = builder.enumType("AssetType", {
   description: "What a Pack contains.",
@@ -22,7 +27,7 @@ const PackSort = builder.enumType("PackSort", {
   } as const,
 });
 
-builder.prismaObject("HubPackVersion", {
+const HubPackVersion = builder.prismaObject("HubPackVersion", {
   description: "A version of a Pack that passed the safety check. Its content is never returned.",
   fields: (t) => ({
     version: t.exposeString("version", { description: "Semantic version." }),
@@ -51,9 +56,13 @@ builder.prismaNode("HubPack", {
     starCount: t.exposeInt("starCount", { description: "Community statistics: stars." }),
     installCount: t.exposeInt("installCount", { description: "Community statistics: installs." }),
     ownerName: t.exposeString("ownerName", { nullable: true, description: "The publisher's display name." }),
-    versions: t.relation("versions", {
-      description: "Versions that passed the safety check, newest first.",
-      query: { orderBy: [{ publishedAt: "desc" }, { version: "desc" }] },
+    versions: t.field({
+      type: [HubPackVersion],
+      description: "Versions that passed the safety check, newest first (same instant: higher version first).",
+      // Loaded with the Pack; sorted here because versions compare as
+      // semantic versions, which SQL text order is not.
+      select: { versions: true },
+      resolve: (pack) => newestFirst(pack.versions),
     }),
   }),
 });

@@ -9,7 +9,11 @@ builder.prismaNode("Paper", {
     slug: t.exposeString("slug", { description: "Stable identifier of the paper." }),
     title: t.exposeString("title", { description: "Title." }),
     titleZh: t.exposeString("titleZh", { nullable: true, description: "Chinese title." }),
-    authors: t.string({ description: "Authors, joined with `, `.", resolve: (p) => p.authors.join(", ") }),
+    authors: t.string({
+      nullable: true,
+      description: "Authors, joined with `, `; null when none are listed.",
+      resolve: (p) => (p.authors.length ? p.authors.join(", ") : null),
+    }),
     authorList: t.exposeStringList("authors", { description: "Authors, one per entry." }),
     conference: t.exposeString("conference", { nullable: true, description: "Slug of the conference it appeared at." }),
     year: t.exposeInt("year", { description: "Year of publication." }),

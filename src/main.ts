@@ -36,7 +36,7 @@ if (count === "0") {
   if (!config.databaseUrl) developmentKey = (await keys.create({ name: "development", owner: "npm start" })).key;
 }
 
-const redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined;
+const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
 const limits = new RateLimits({
   defaults: { perMinute: config.perMinute, perDay: config.perDay },
   redis,

@@ -74,6 +74,8 @@ export interface KeyStoreOptions {
 export class KeyStore {
   private readonly cache = new Map<string, { record: KeyRecord | null; hash: string; at: number }>();
   private readonly touched = new Map<number, number>();
+  /** Lookups under way, so a burst with an uncached key asks the database once. */
+  private readonly pending = new Map<string, Promise<{ record: KeyRecord | null; hash: string }>>();
   private readonly cacheMs: number;
   private readonly cacheSize: number;
   private readonly touchEveryMs: number;
@@ -154,13 +156,23 @@ export class KeyStore {
     const now = this.now();
     const cached = this.cache.get(hash);
     if (cached && now - cached.at < this.cacheMs) return this.accept(cached.record, cached.hash, hash);
+    let lookup = this.pending.get(hash);
+    if (!lookup) {
+      lookup = this.lookup(hash, now).finally(() => this.pending.delete(hash));
+      this.pending.set(hash, lookup);
+    }
+    const found = await lookup;
+    return this.accept(found.record, found.hash, hash);
+  }
+
+  private async lookup(hash: string, now: number): Promise<{ record: KeyRecord | null; hash: string }> {
     const rows = await this.db.query<Row>(`SELECT ${COLUMNS} FROM api_key WHERE hash = $1`, [hash]);
     const row = rows[0];
-    const record = row && row.revoked_at === null ? toRecord(row) : null;
+    const found = { record: row && row.revoked_at === null ? toRecord(row) : null, hash: row?.hash ?? hash };
     this.cache.delete(hash);
-    this.cache.set(hash, { record, hash: row?.hash ?? hash, at: now });
+    this.cache.set(hash, { ...found, at: now });
     if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
-    return this.accept(record, row?.hash ?? hash, hash);
+    return found;
   }
 
   private accept(record: KeyRecord | null, stored: string, presented: string): KeyRecord | null {

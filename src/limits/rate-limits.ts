@@ -25,6 +25,8 @@ export interface WindowState {
 }
 
 export type Decision = {
+  /** The instant (epoch ms) the decision was taken at; headers are relative to it. */
+  at: number;
   /** The limits that applied to this key. */
   limits: Record<WindowName, number>;
   /** The windows counted, minute first (a refusal by the minute stops before the day). */
@@ -84,14 +86,15 @@ export class RateLimits {
       if (used > limits[name]) {
         await Promise.all(taken.map((t) => this.limiters[t.name].reward(t.counter, 1)));
         const states = [
-          ...windows,
+          // The earlier windows were given their point back.
+          ...windows.map((w) => ({ ...w, remaining: w.remaining + 1 })),
           { name, limit: limits[name], remaining: 0, resetsAt },
         ];
-        return { allowed: false, limits, windows: states, refusedBy: name, retryAfterSeconds: Math.max(1, Math.ceil((resetsAt - now) / 1000)) };
+        return { allowed: false, at: now, limits, windows: states, refusedBy: name, retryAfterSeconds: Math.max(1, Math.ceil((resetsAt - now) / 1000)) };
       }
       windows.push({ name, limit: limits[name], remaining: limits[name] - used, resetsAt });
     }
-    return { allowed: true, limits, windows };
+    return { allowed: true, at: now, limits, windows };
   }
 
   private fallback(error: unknown): void {

@@ -6,7 +6,12 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 
-export function connectRedis(url: string, log?: Pick<Logger, "warn" | "info">): Redis {
+/**
+ * Connects, waiting up to `readyMs` for the first connection so that the
+ * first requests are counted in Redis; if it is not reachable by then, the
+ * gateway starts anyway on the per-process fallback.
+ */
+export async function connectRedis(url: string, log?: Pick<Logger, "warn" | "info">, readyMs = 3_000): Promise<Redis> {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
@@ -21,6 +26,13 @@ export function connectRedis(url: string, log?: Pick<Logger, "warn" | "info">): 
   redis.on("ready", () => {
     if (down) log?.info("Redis reachable again: limits are shared");
     down = false;
+  });
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, readyMs);
+    redis.once("ready", () => {
+      clearTimeout(timer);
+      resolve();
+    });
   });
   return redis;
 }

@@ -19,8 +19,6 @@ export interface ApiKeyOptions {
   keys: Pick<KeyStore, "verify">;
   /** Counts requests per key. */
   limits: Pick<RateLimits, "take">;
-  /** The clock (for the limit headers). */
-  now?: () => number;
 }
 
 export interface ApiKeyGuard {
@@ -47,7 +45,6 @@ const isGraphiQLPage = (request: Request, url: URL) =>
   request.method === "GET" && !url.searchParams.has("query") && (request.headers.get("accept") ?? "").includes("text/html");
 
 export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
-  const now = options.now ?? Date.now;
   const granted = new WeakMap<Request, Record<string, string>>();
 
   async function authorize(request: Request, surface: Surface): Promise<Response | undefined> {
@@ -69,7 +66,7 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
       return refuse(401, "invalid or revoked API key", "UNAUTHENTICATED", { "www-authenticate": `${REALM}, error="invalid_token"` });
     }
     const decision = await options.limits.take(key.id, key);
-    const headers = limitHeaders(decision, now());
+    const headers = limitHeaders(decision, decision.at);
     if (!decision.allowed) {
       const limit = decision.limits[decision.refusedBy];
       return refuse(

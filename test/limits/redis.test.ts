@@ -1,0 +1,299 @@
+/**
+ * Shared limits across gateway processes (`npm start` as child processes)
+ * over one PostgreSQL database and the local Redis: one budget per key
+ * whichever process answers, revocations seen by every process within 5 s,
+ * the day limit across processes, and the per-process fallback when Redis
+ * cannot be reached.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../../src/db/driver.js";
+import { KeyStore } from "../../src/keys/store.js";
+import { windowAt } from "../../src/limits/windows.js";
+import { canaryExport } from "../support/canary.js";
+import { freshPostgres, importObject } from "../support/databases.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const TSX = join(ROOT, "node_modules", ".bin", "tsx");
+const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Gateway {
+  name: string;
+  child: ChildProcess;
+  base: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  json: any;
+}
+
+let db: Database & { url: string };
+let store: KeyStore;
+let redis: Redis;
+const gateways: Gateway[] = [];
+let a: Gateway;
+let b: Gateway;
+let alone: Gateway;
+const ids: number[] = [];
+const created: Record<"warmup" | "burst" | "revoked" | "daily" | "fallback", { id: number; key: string }> = {} as never;
+
+/** Ports nothing listens on (taken from the system, then released). */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const server = createServer();
+          server.once("error", reject);
+          server.listen(0, "127.0.0.1", () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((s) => (s.address() as { port: number }).port);
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
+}
+
+function start(name: string, port: number, env: Record<string, string>): Gateway {
+  const child = spawn(TSX, ["src/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), DATABASE_URL: db.url, LOG_LEVEL: "silent", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true, // its own process group: tsx's node child goes with it
+  });
+  let output = "";
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const gateway = { name, child, base: `http://127.0.0.1:${port}`, output: () => output, exited };
+  gateways.push(gateway);
+  return gateway;
+}
+
+async function waitReady(gateway: Gateway, within = 90_000): Promise<void> {
+  const deadline = Date.now() + within;
+  let exited = false;
+  void gateway.exited.then(() => (exited = true));
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`${gateway.name} exited before it was ready:\n${gateway.output()}`);
+    try {
+      const response = await fetch(`${gateway.base}/readyz`, { signal: AbortSignal.timeout(2_000) });
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(200);
+  }
+  throw new Error(`${gateway.name} not ready within ${within} ms:\n${gateway.output()}`);
+}
+
+async function stop(gateway: Gateway): Promise<void> {
+  if (gateway.child.exitCode !== null || gateway.child.signalCode !== null) return;
+  const group = -gateway.child.pid!;
+  try {
+    process.kill(group, "SIGTERM");
+  } catch {
+    return;
+  }
+  const done = await Promise.race([gateway.exited.then(() => true), sleep(5_000).then(() => false)]);
+  if (!done) {
+    try {
+      process.kill(group, "SIGKILL");
+    } catch {
+      // already gone
+    }
+    await Promise.race([gateway.exited, sleep(2_000)]);
+  }
+}
+
+async function get(gateway: Gateway, path: string, key?: string): Promise<Answer> {
+  const response = await fetch(`${gateway.base}${path}`, {
+    headers: key ? { authorization: `Bearer ${key}` } : {},
+    signal: AbortSignal.timeout(20_000),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, json: JSON.parse(text) };
+}
+
+/** Waits for the next minute when the current one ends within `margin` ms. */
+async function awayFromMinuteBoundary(margin = 8_000): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < margin) await sleep(left + 100);
+}
+
+/** Deletes the Redis counters of this file's keys (their ids are unique to this run). */
+async function forgetCounters(): Promise<void> {
+  for (const id of ids) {
+    for (const window of ["minute", "day"]) {
+      const found = await redis.keys(`uedu-rl-${window}:${id}:*`);
+      if (found.length) await redis.del(...found);
+    }
+  }
+}
+
+beforeAll(async () => {
+  redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  db = await freshPostgres();
+  // A small export, so that `npm start` does not import the demo data.
+  await importObject(db, canaryExport());
+  // Each fresh database numbers keys from 1 and the counters in Redis are
+  // `<window>:<key id>:<window index>`: start this run's ids somewhere of their own.
+  await db.query(`SELECT setval('api_key_id_seq', $1)`, [1_000_000 + Math.floor(Math.random() * 1_000_000_000)]);
+  store = new KeyStore(db);
+  created.warmup = await store.create({ name: "warmup" });
+  created.burst = await store.create({ name: "burst" });
+  created.revoked = await store.create({ name: "revoked" });
+  created.daily = await store.create({ name: "daily", perDay: 5 });
+  created.fallback = await store.create({ name: "fallback", perMinute: 3 });
+  ids.push(...Object.values(created).map((c) => c.id));
+  await forgetCounters();
+
+  const [portA, portB, portC, closed] = (await freePorts(4)) as [number, number, number, number];
+  a = start("gateway A", portA, { REDIS_URL });
+  b = start("gateway B", portB, { REDIS_URL });
+  alone = start("gateway C (no Redis)", portC, { REDIS_URL: `redis://127.0.0.1:${closed}`, LOG_LEVEL: "warn" });
+  await Promise.all([waitReady(a), waitReady(b), waitReady(alone)]);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(gateways.map(stop));
+  if (redis) {
+    await forgetCounters().catch(() => undefined);
+    await redis.quit().catch(() => redis.disconnect());
+  }
+  await db?.close();
+}, 30_000);
+
+describe("limits shared through Redis", () => {
+  it("a burst of 200 across two processes: exactly 60 succeed, 140 get 429", async () => {
+    // Compiled and connected: the burst measures the limits, not a cold start.
+    await Promise.all(
+      [a, b].flatMap((gateway) => Array.from({ length: 3 }, () => get(gateway, "/api/v1/universities", created.warmup.key))),
+    );
+    let key = created.burst;
+    let answers: Answer[] = [];
+    let started = 0;
+    for (let attempt = 1; ; attempt++) {
+      await awayFromMinuteBoundary(20_000);
+      started = Date.now();
+      answers = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => get(i % 2 ? b : a, "/api/v1/universities", key.key)),
+      );
+      // A burst that straddled two minutes proves nothing: once more with a fresh key.
+      if (windowAt("minute", started).index === windowAt("minute", Date.now()).index || attempt === 2) break;
+      key = await store.create({ name: "burst again" });
+      ids.push(key.id);
+    }
+    const ok = answers.filter((r) => r.status === 200);
+    const refused = answers.filter((r) => r.status === 429);
+    expect(ok).toHaveLength(60);
+    expect(refused).toHaveLength(140);
+
+    // Each success saw its own place in the one shared count.
+    expect(ok.map((r) => Number(r.headers.get("x-ratelimit-remaining"))).sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 60 }, (_, i) => i),
+    );
+    for (const r of ok) {
+      expect(r.json.total).toBe(3);
+      expect(r.headers.get("x-ratelimit-limit")).toBe("60");
+      expect(r.headers.get("retry-after")).toBeNull();
+    }
+    for (const r of refused) {
+      const retryAfter = r.headers.get("retry-after");
+      expect(retryAfter).toMatch(/^\d+$/);
+      expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+      const t = /^"minute";r=0;t=(\d+)$/.exec(r.headers.get("ratelimit") ?? "")?.[1];
+      expect(t, r.headers.get("ratelimit") ?? "no RateLimit").toBeDefined();
+      // Read at slightly different instants today (see the guard test in surfaces.test.ts).
+      expect(Math.abs(Number(t) - Number(retryAfter))).toBeLessThanOrEqual(1);
+      expect(r.headers.get("ratelimit-policy")).toBe('"minute";q=60;w=60, "day";q=10000;w=86400');
+      expect(r.headers.get("x-ratelimit-remaining")).toBe("0");
+      expect(r.json).toEqual({ success: false, error: `rate limit exceeded: 60 requests per minute; retry in ${retryAfter} s` });
+    }
+
+    // Refusals gave their points back: the shared counters hold exactly 60.
+    const minute = windowAt("minute", started).index;
+    const day = windowAt("day", started).index;
+    expect(await redis.get(`uedu-rl-minute:${key.id}:${minute}`)).toBe("60");
+    expect(await redis.get(`uedu-rl-day:${key.id}:${day}`)).toBe("60");
+  });
+
+  it("the daily limit holds across processes", async () => {
+    await awayFromMinuteBoundary();
+    const order = [a, b, a, b, a];
+    for (const [i, gateway] of order.entries()) {
+      const r = await get(gateway, "/api/v1/papers", created.daily.key);
+      expect(r.status, `${gateway.name}: ${JSON.stringify(r.json)}`).toBe(200);
+      expect(r.headers.get("x-ratelimit-limit")).toBe("5");
+      expect(r.headers.get("x-ratelimit-remaining")).toBe(String(4 - i));
+    }
+    const midnight = windowAt("day", Date.now()).resetsAt;
+    for (const gateway of [b, a]) {
+      const r = await get(gateway, "/api/v1/papers", created.daily.key);
+      expect(r.status).toBe(429);
+      expect(r.json.success).toBe(false);
+      expect(r.json.error).toMatch(/^rate limit exceeded: 5 requests per day; retry in \d+ s$/);
+      const retryAfter = Number(r.headers.get("retry-after"));
+      expect(Math.abs(retryAfter - (midnight - Date.now()) / 1000)).toBeLessThan(5);
+      expect(r.headers.get("x-ratelimit-reset")).toBe(String(midnight / 1000));
+    }
+    expect(await redis.get(`uedu-rl-day:${created.daily.id}:${windowAt("day", Date.now()).index}`)).toBe("5");
+  });
+
+  it("a revoked key is refused by both processes within 5 s", async () => {
+    for (const gateway of [a, b]) expect((await get(gateway, "/api/v1/conferences", created.revoked.key)).status).toBe(200);
+    await store.revoke(String(created.revoked.id));
+    const revokedAt = Date.now();
+    const refusedAfter = await Promise.all(
+      [a, b].map(async (gateway) => {
+        while (Date.now() - revokedAt < 6_000) {
+          const r = await get(gateway, "/api/v1/conferences", created.revoked.key);
+          if (r.status === 401) {
+            expect(r.json).toEqual({ success: false, error: "invalid or revoked API key" });
+            expect(r.headers.get("www-authenticate")).toMatch(/^Bearer .*error="invalid_token"/);
+            return Date.now() - revokedAt;
+          }
+          expect(r.status).toBe(200);
+          await sleep(250);
+        }
+        return Number.POSITIVE_INFINITY;
+      }),
+    );
+    for (const elapsed of refusedAfter) expect(elapsed).toBeLessThan(5_000);
+  });
+});
+
+describe("Redis unreachable", () => {
+  it("the gateway still serves and counts per process, and says so in its log", async () => {
+    await awayFromMinuteBoundary();
+    for (let i = 0; i < 3; i++) {
+      const r = await get(alone, "/api/v1/universities", created.fallback.key);
+      expect(r.status).toBe(200);
+      expect(r.headers.get("x-ratelimit-remaining")).toBe(String(2 - i));
+    }
+    const over = await get(alone, "/api/v1/universities", created.fallback.key);
+    expect(over.status).toBe(429);
+    expect(over.json.error).toMatch(/^rate limit exceeded: 3 requests per minute; retry in \d+ s$/);
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    // Counted in the process, not in Redis.
+    expect(await redis.keys(`uedu-rl-*:${created.fallback.id}:*`)).toEqual([]);
+    expect((await get(alone, "/readyz")).status).toBe(200);
+
+    const log = alone.output();
+    expect(log).toContain("Redis unreachable");
+    expect(log).toContain("rate limits answered by this process alone");
+    for (const { key } of Object.values(created)) expect(log).not.toContain(key);
+  });
+});

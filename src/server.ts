@@ -11,6 +11,7 @@ import type { Database } from "./db/driver.js";
 import { type ApiKeyOptions, useApiKeys } from "./plugins/api-keys.js";
 import { useHealth } from "./plugins/health.js";
 import { useMcp } from "./plugins/mcp.js";
+import { useQueryLimits } from "./plugins/query-limits.js";
 import { RestApi } from "../rest/api.js";
 import { useRestApi } from "../rest/plugin.js";
 import { schema } from "./schema/index.js";
@@ -44,7 +45,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
-    graphiql: { title: "Public Data API — GraphQL", defaultQuery: DEFAULT_QUERY },
+    graphiql: {
+      title: "Public Data API — GraphQL",
+      defaultQuery: DEFAULT_QUERY,
+      headers: JSON.stringify({ Authorization: "Bearer <API_KEY>" }, null, 2),
+    },
     context,
     ...(options.log ? { logging: options.log } : {}),
     plugins: [
@@ -58,12 +63,12 @@ export function createGateway(options: GatewayOptions): Gateway {
         ...(options.log ? { log: options.log } : {}),
       }),
       useMcp({ api, context, ...(options.log ? { log: options.log } : {}) }),
+      ...useQueryLimits(),
     ],
   });
 }
 
-const DEFAULT_QUERY = `# Public data of the learning platform. Add your key in the Headers tab:
-# { "Authorization": "Bearer <API_KEY>" }
+const DEFAULT_QUERY = `# Public data of the learning platform. Put your API key in the Headers tab.
 {
   universities(first: 5) {
     totalCount

@@ -1,0 +1,78 @@
+/**
+ * `npm run mcp:stdio`: the local MCP server over stdio calls a running
+ * gateway's REST API with UEDU_API_KEY, and its answers are the REST bodies.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KeyStore } from "../../src/keys/store.js";
+import { RateLimits } from "../../src/limits/rate-limits.js";
+import { canaryExport } from "../support/canary.js";
+import { freshPGlite } from "../support/databases.js";
+import { type TestGateway, testGateway } from "../support/gateway.js";
+
+let t: TestGateway;
+let server: Server;
+let base: string;
+let key: string;
+
+beforeAll(async () => {
+  const db = await freshPGlite();
+  const keys = new KeyStore(db);
+  key = (await keys.create({ name: "stdio" })).key;
+  const limits = new RateLimits({ defaults: { perMinute: 60, perDay: 10_000 } });
+  t = await testGateway(canaryExport(), { db, gateway: { auth: { keys, limits } } });
+  server = createServer(t.gateway);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await t?.close();
+});
+
+async function connect(env: Record<string, string>) {
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({
+      command: "node_modules/.bin/tsx",
+      args: ["src/cli/mcp-stdio.ts"],
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stderr: "pipe",
+    }),
+  );
+  return client;
+}
+
+describe("MCP over stdio", () => {
+  it("answers a tool with the REST body, using the key from UEDU_API_KEY", async () => {
+    const client = await connect({ UEDU_API_KEY: key, UEDU_API_BASE_URL: base });
+    try {
+      const result = await client.callTool({ name: "get_course", arguments: { course_id: 1 } });
+      const twin = await (await fetch(`${base}/api/v1/courses/1`, { headers: { authorization: `Bearer ${key}` } })).json();
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual(twin);
+      const missing = await client.callTool({ name: "get_course", arguments: { course_id: 2 } });
+      expect(missing.isError).toBe(true);
+      expect(missing.structuredContent).toEqual({ success: false, error: "course_id 2 not found" });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it("a wrong key comes back as the gateway's 401 body", async () => {
+    const client = await connect({ UEDU_API_KEY: "uedu_wrong", UEDU_API_BASE_URL: base });
+    try {
+      const result = await client.callTool({ name: "list_universities", arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toEqual({
+        success: false,
+        error: "malformed Authorization header: expected Bearer <API_KEY>",
+      });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});

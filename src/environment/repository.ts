@@ -6,24 +6,28 @@
 import type { ReadClient } from "../db/client.js";
 import type { SourceId } from "../domain/environment/index.js";
 
-/** How many of each kind of ranked station are considered per school. */
-export const CANDIDATES_PER_KIND = 10;
-
 export interface Candidate {
   universityId: number;
   stationId: string;
+  kind: "weather" | "air";
   source: SourceId;
   distanceM: number;
 }
 
-/** The nearest stations of each kind for these schools (precomputed by the importer). */
-export async function candidateStations(prisma: ReadClient, universityIds: readonly number[]): Promise<Candidate[]> {
+/** The `perKind` nearest stations of each kind for these schools (ranked by the importer). */
+export async function candidateStations(prisma: ReadClient, universityIds: readonly number[], perKind: number): Promise<Candidate[]> {
   const rows = await prisma.schoolStation.findMany({
-    where: { universityId: { in: [...universityIds] }, rank: { lte: CANDIDATES_PER_KIND } },
-    select: { universityId: true, stationId: true, distanceM: true, station: { select: { source: true } } },
+    where: { universityId: { in: [...universityIds] }, rank: { lte: perKind } },
+    select: { universityId: true, stationId: true, kind: true, distanceM: true, station: { select: { source: true } } },
     orderBy: [{ universityId: "asc" }, { distanceM: "asc" }],
   });
-  return rows.map((r) => ({ universityId: r.universityId, stationId: r.stationId, source: r.station.source, distanceM: r.distanceM }));
+  return rows.map((r) => ({
+    universityId: r.universityId,
+    stationId: r.stationId,
+    kind: r.kind,
+    source: r.station.source,
+    distanceM: r.distanceM,
+  }));
 }
 
 export interface StationDayRow {
@@ -66,17 +70,17 @@ export interface LatestRow {
   observed_at: Date;
 }
 
-/** Each station's most recent non-null AQI and PM2.5 in (since, until]. */
+/** Each station's most recent non-null AQI and PM2.5 in [since, until]. */
 export function latestReadings(prisma: ReadClient, stationIds: readonly string[], since: Date, until: Date): Promise<LatestRow[]> {
   const ids = [...stationIds];
   return prisma.$queryRaw<LatestRow[]>`
     (SELECT DISTINCT ON (station_id) station_id, 'aqi' AS metric, aqi AS value, observed_at
        FROM observation
-      WHERE station_id = ANY(${ids}::text[]) AND observed_at > ${since} AND observed_at <= ${until} AND aqi IS NOT NULL
+      WHERE station_id = ANY(${ids}::text[]) AND observed_at >= ${since} AND observed_at <= ${until} AND aqi IS NOT NULL
       ORDER BY station_id, observed_at DESC)
     UNION ALL
     (SELECT DISTINCT ON (station_id) station_id, 'pm25' AS metric, pm25_ugm3 AS value, observed_at
        FROM observation
-      WHERE station_id = ANY(${ids}::text[]) AND observed_at > ${since} AND observed_at <= ${until} AND pm25_ugm3 IS NOT NULL
+      WHERE station_id = ANY(${ids}::text[]) AND observed_at >= ${since} AND observed_at <= ${until} AND pm25_ugm3 IS NOT NULL
       ORDER BY station_id, observed_at DESC)`;
 }

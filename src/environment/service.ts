@@ -2,9 +2,16 @@
  * School environment answers (CONTRACT §5): a few SQL statements per batch
  * of schools (repository.ts), then the pure domain functions for the
  * inverse-distance weighting, AQI categories, rounding and sources.
+ *
+ * Each school's stations are read nearest first, a few per kind; when some
+ * metric on some date has fewer than three stations with a value among them
+ * and farther stations exist, the school is answered again with four times
+ * as many, until three are found or no station is left. The answer is then
+ * what weighting over every station would give, at the cost of a handful.
  */
 import type { ReadClient } from "../db/client.js";
 import {
+  DAILY_FIELDS,
   dataSources,
   type DataSource,
   emptySchoolDay,
@@ -19,7 +26,7 @@ import {
   type StationLatest,
   StationSet,
 } from "../domain/environment/index.js";
-import { type Candidate, candidateStations, latestReadings, stationDays, type StationDayRow } from "./repository.js";
+import { type Candidate, candidateStations, type LatestRow, latestReadings, stationDays, type StationDayRow } from "./repository.js";
 
 /** What the environment needs of a school. */
 export interface School {
@@ -45,6 +52,10 @@ export interface History {
 /** The value of `day_boundary` (CONTRACT §5). */
 export const DAY_BOUNDARY = "school local timezone";
 
+/** Stations of each kind read first per school. */
+export const FIRST_CANDIDATES = 10;
+const NEEDED = 3;
+
 function groupBy<T, K>(items: readonly T[], key: (t: T) => K): Map<K, T[]> {
   const map = new Map<K, T[]>();
   for (const item of items) {
@@ -54,6 +65,52 @@ function groupBy<T, K>(items: readonly T[], key: (t: T) => K): Map<K, T[]> {
     else map.set(k, [item]);
   }
   return map;
+}
+
+interface Attempt<T> {
+  value: T;
+  /** Some metric had fewer than three stations with a value among those read. */
+  short: boolean;
+}
+
+interface CandidateSet {
+  list: Candidate[];
+  /** Farther stations exist beyond those read. */
+  more: boolean;
+}
+
+async function candidatesFor(prisma: ReadClient, schools: readonly School[], perKind: number): Promise<Map<number, CandidateSet>> {
+  const rows = await candidateStations(prisma, schools.map((s) => s.id), perKind);
+  const bySchool = groupBy(rows, (c) => c.universityId);
+  return new Map(
+    schools.map((s) => {
+      const list = bySchool.get(s.id) ?? [];
+      const perKindCount = groupBy(list, (c) => c.kind);
+      return [s.id, { list, more: [...perKindCount.values()].some((k) => k.length >= perKind) }];
+    }),
+  );
+}
+
+/** Runs `attempt` with more and more stations for the schools it finds short. */
+async function widening<T>(
+  prisma: ReadClient,
+  schools: readonly School[],
+  attempt: (schools: readonly School[], candidates: Map<number, CandidateSet>) => Promise<Map<number, Attempt<T>>>,
+): Promise<Map<number, T>> {
+  const done = new Map<number, T>();
+  let pending = schools;
+  for (let perKind = FIRST_CANDIDATES; pending.length > 0; perKind *= 4) {
+    const candidates = await candidatesFor(prisma, pending, perKind);
+    const results = await attempt(pending, candidates);
+    const again: School[] = [];
+    for (const school of pending) {
+      const result = results.get(school.id)!;
+      if (result.short && candidates.get(school.id)!.more) again.push(school);
+      else done.set(school.id, result.value);
+    }
+    pending = again;
+  }
+  return done;
 }
 
 function toStationDays(rows: readonly StationDayRow[], candidates: readonly Candidate[]): StationDay[] {
@@ -80,61 +137,110 @@ function toStationDays(rows: readonly StationDayRow[], candidates: readonly Cand
   });
 }
 
-/**
- * Snapshots of many schools at once: one candidate query, one real-time
- * query, and one daily query per distinct time zone.
- */
-export async function snapshots(prisma: ReadClient, schools: readonly School[], now: Date): Promise<Map<number, Snapshot>> {
-  const result = new Map<number, Snapshot>();
-  if (schools.length === 0) return result;
-  const candidates = groupBy(await candidateStations(prisma, schools.map((s) => s.id)), (c) => c.universityId);
-  const allIds = [...new Set([...candidates.values()].flat().map((c) => c.stationId))];
-  const latest = allIds.length
-    ? await latestReadings(prisma, allIds, new Date(now.getTime() - REALTIME_WINDOW_MS), now)
-    : [];
-  const latestByStation = groupBy(latest, (r) => r.station_id);
-
-  for (const [timeZone, zoneSchools] of groupBy(schools, (s) => s.timezone)) {
-    const today = lastLocalDates(now, timeZone, 1)[0]!;
-    const { start, end } = localDayBounds(today, timeZone);
-    const zoneIds = [...new Set(zoneSchools.flatMap((s) => candidates.get(s.id) ?? []).map((c) => c.stationId))];
-    const dayRows = zoneIds.length ? await stationDays(prisma, zoneIds, timeZone, start, end) : [];
-    for (const school of zoneSchools) {
-      const own = candidates.get(school.id) ?? [];
-      const ownIds = new Set(own.map((c) => c.stationId));
-      const realtime = schoolRealtime(
-        own.map((c): StationLatest => {
-          const readings = latestByStation.get(c.stationId) ?? [];
-          const reading = (metric: "aqi" | "pm25") => {
-            const r = readings.find((x) => x.metric === metric);
-            return r ? { value: r.value, observedAt: new Date(r.observed_at) } : null;
-          };
-          return { stationId: c.stationId, source: c.source, distanceM: c.distanceM, aqi: reading("aqi"), pm25: reading("pm25") };
-        }),
-        { country: school.country, now },
-      );
-      const daily = schoolDaily(toStationDays(dayRows.filter((r) => ownIds.has(r.station_id)), own));
-      const day = daily.days.find((d) => d.date === today) ?? emptySchoolDay(today);
-      result.set(school.id, {
-        universityId: school.id,
-        realtime,
-        daily: day,
-        dataSources: dataSources(new StationSet().add(...realtime.stations, ...day.stations).toArray()),
-      });
-    }
-  }
-  return result;
+/** Whether some daily field on some of `dates` has fewer than three stations with a value. */
+function dailyShort(rows: readonly StationDay[], dates: readonly string[]): boolean {
+  const byDate = groupBy(rows, (r) => r.date);
+  return dates.some((date) => {
+    const day = byDate.get(date) ?? [];
+    return DAILY_FIELDS.some((f) => day.filter((r) => r[f] !== null && r[f] !== undefined).length < NEEDED);
+  });
 }
 
-/** Daily history of one school: the `days` local dates ending today, ascending, empty dates left out. */
+/** Daily rows of many schools over the local dates each needs: one query per time zone. */
+async function dailyRows(
+  prisma: ReadClient,
+  schools: readonly School[],
+  candidates: Map<number, CandidateSet>,
+  datesOf: (timeZone: string) => string[],
+  now: Date,
+): Promise<Map<number, { rows: StationDay[]; dates: string[] }>> {
+  const out = new Map<number, { rows: StationDay[]; dates: string[] }>();
+  for (const [timeZone, zoneSchools] of groupBy(schools, (s) => s.timezone)) {
+    const dates = datesOf(timeZone);
+    const from = localDayBounds(dates[0]!, timeZone).start;
+    // "So far": nothing stamped after the request's instant counts.
+    const to = new Date(Math.min(localDayBounds(dates[dates.length - 1]!, timeZone).end.getTime(), now.getTime() + 1));
+    const ids = [...new Set(zoneSchools.flatMap((s) => candidates.get(s.id)!.list.map((c) => c.stationId)))];
+    const rows = ids.length ? await stationDays(prisma, ids, timeZone, from, to) : [];
+    const byStation = groupBy(rows, (r) => r.station_id);
+    for (const school of zoneSchools) {
+      const own = candidates.get(school.id)!.list;
+      out.set(school.id, { rows: toStationDays(own.flatMap((c) => byStation.get(c.stationId) ?? []), own), dates });
+    }
+  }
+  return out;
+}
+
+function realtimeOf(school: School, own: readonly Candidate[], latest: Map<string, LatestRow[]>, now: Date) {
+  let short = false;
+  const stations = own.map((c): StationLatest => {
+    const readings = latest.get(c.stationId) ?? [];
+    const reading = (metric: "aqi" | "pm25") => {
+      const r = readings.find((x) => x.metric === metric);
+      return r ? { value: r.value, observedAt: new Date(r.observed_at) } : null;
+    };
+    return { stationId: c.stationId, source: c.source, distanceM: c.distanceM, aqi: reading("aqi"), pm25: reading("pm25") };
+  });
+  for (const metric of ["aqi", "pm25"] as const) {
+    if (stations.filter((s) => s[metric] !== null).length < NEEDED) short = true;
+  }
+  return { realtime: schoolRealtime(stations, { country: school.country, now }), short };
+}
+
+/**
+ * Snapshots of many schools at once: per round, one candidate query, one
+ * real-time query and one daily query per distinct time zone.
+ */
+export async function snapshots(prisma: ReadClient, schools: readonly School[], now: Date): Promise<Map<number, Snapshot>> {
+  if (schools.length === 0) return new Map();
+  return widening(prisma, schools, async (pending, candidates) => {
+    const ids = [...new Set([...candidates.values()].flatMap((c) => c.list.map((x) => x.stationId)))];
+    const latest = ids.length ? await latestReadings(prisma, ids, new Date(now.getTime() - REALTIME_WINDOW_MS), now) : [];
+    const latestByStation = groupBy(latest, (r) => r.station_id);
+    const daily = await dailyRows(prisma, pending, candidates, (tz) => lastLocalDates(now, tz, 1), now);
+    const out = new Map<number, Attempt<Snapshot>>();
+    for (const school of pending) {
+      const own = candidates.get(school.id)!.list;
+      const { realtime, short } = realtimeOf(school, own, latestByStation, now);
+      const { rows, dates } = daily.get(school.id)!;
+      const today = dates[0]!;
+      const day = schoolDaily(rows).days.find((d) => d.date === today) ?? emptySchoolDay(today);
+      out.set(school.id, {
+        short: short || dailyShort(rows, dates),
+        value: {
+          universityId: school.id,
+          realtime,
+          daily: day,
+          dataSources: dataSources(new StationSet().add(...realtime.stations, ...day.stations).toArray()),
+        },
+      });
+    }
+    return out;
+  });
+}
+
+/**
+ * Daily histories of many schools: the `days` local dates ending today,
+ * ascending, dates without any data left out.
+ */
+export async function histories(prisma: ReadClient, schools: readonly School[], days: number, now: Date): Promise<Map<number, History>> {
+  if (schools.length === 0) return new Map();
+  return widening(prisma, schools, async (pending, candidates) => {
+    const daily = await dailyRows(prisma, pending, candidates, (tz) => lastLocalDates(now, tz, days), now);
+    const out = new Map<number, Attempt<History>>();
+    for (const school of pending) {
+      const { rows, dates } = daily.get(school.id)!;
+      const result = schoolDaily(rows);
+      out.set(school.id, {
+        short: dailyShort(rows, dates),
+        value: { universityId: school.id, days, daily: result.days, dataSources: dataSources(result.stations) },
+      });
+    }
+    return out;
+  });
+}
+
+/** The history of one school. */
 export async function history(prisma: ReadClient, school: School, days: number, now: Date): Promise<History> {
-  const dates = lastLocalDates(now, school.timezone, days);
-  const from = localDayBounds(dates[0]!, school.timezone).start;
-  const to = localDayBounds(dates[dates.length - 1]!, school.timezone).end;
-  const candidates = await candidateStations(prisma, [school.id]);
-  const rows = candidates.length
-    ? await stationDays(prisma, candidates.map((c) => c.stationId), school.timezone, from, to)
-    : [];
-  const daily = schoolDaily(toStationDays(rows, candidates));
-  return { universityId: school.id, days, daily: daily.days, dataSources: dataSources(daily.stations) };
+  return (await histories(prisma, [school], days, now)).get(school.id)!;
 }

@@ -1,13 +1,10 @@
 /**
- * The ranked station list of every school: for each kind of station, the
- * nearest ones by haversine distance. Computed at import, read by the
+ * The ranked station list of every school: for each kind of station, every
+ * station by haversine distance. Computed at import, read by the
  * environment queries, so no request measures distances again.
  */
 import { haversineMeters } from "../domain/environment/index.js";
 
-/** How many stations of each kind are kept per school. Enough for a metric
- * that the nearest few stations lack to still find three that have it. */
-export const STATIONS_PER_KIND = 20;
 
 export interface Place {
   latitude: number;
@@ -22,11 +19,14 @@ export interface RankedStation {
   distance_m: number;
 }
 
-/** Ranks `stations` around each school, per kind, nearest first (ties by id). */
+/**
+ * Ranks every station around each school, per kind, nearest first (ties by
+ * id). All are kept: the environment answers read the nearest few and go
+ * farther only when a metric needs it (src/environment/service.ts).
+ */
 export function rankStations(
   schools: readonly (Place & { id: number })[],
   stations: readonly (Place & { id: string; kind: "weather" | "air" })[],
-  perKind = STATIONS_PER_KIND,
 ): RankedStation[] {
   const out: RankedStation[] = [];
   for (const school of schools) {
@@ -34,8 +34,7 @@ export function rankStations(
       const ranked = stations
         .filter((s) => s.kind === kind)
         .map((s) => ({ id: s.id, d: haversineMeters(school, s) }))
-        .sort((a, b) => a.d - b.d || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-        .slice(0, perKind);
+        .sort((a, b) => a.d - b.d || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       ranked.forEach((s, i) =>
         out.push({ university_id: school.id, station_id: s.id, kind, rank: i + 1, distance_m: s.d }),
       );

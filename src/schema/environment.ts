@@ -1,8 +1,8 @@
 /** School environment: real-time air quality and daily weather/air summaries (CONTRACT §5). */
 import type { University } from "../generated/prisma/client.js";
 import type { DataSource, SchoolDay } from "../domain/environment/index.js";
-import type { ReadClient } from "../db/client.js";
-import { DAY_BOUNDARY, history, type History, type Snapshot } from "../environment/service.js";
+import type { Context } from "../context.js";
+import { DAY_BOUNDARY, type History, type Snapshot } from "../environment/service.js";
 import { builder } from "./builder.js";
 import { checkRange, present } from "./arguments.js";
 import { schoolRefWhere } from "./university.js";
@@ -96,9 +96,9 @@ const EnvironmentSnapshotList = builder.objectRef<{ total: number; nodes: Snapsh
 
 const DAYS = "How many local dates, ending today, from 1 to 90.";
 
-async function historyOf(school: University, days: number, ctx: { prisma: ReadClient; now: Date }): Promise<HistoryShape> {
+async function historyOf(school: University, days: number, ctx: Context): Promise<HistoryShape> {
   checkRange("days", days, 1, 90);
-  return { ...(await history(ctx.prisma, school, days, ctx.now)), school };
+  return { ...(await ctx.loaders.history.load({ school, days })), school };
 }
 
 builder.prismaObjectFields("University", (t) => ({

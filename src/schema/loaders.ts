@@ -4,13 +4,15 @@
  */
 import DataLoader from "dataloader";
 import type { ReadClient } from "../db/client.js";
-import { type School, type Snapshot, snapshots } from "../environment/service.js";
+import { type History, histories, type School, type Snapshot, snapshots } from "../environment/service.js";
 
 export interface Loaders {
   /** Number of papers whose `conference` is the given conference slug. */
   paperCountByConference: DataLoader<string, number>;
   /** Environment snapshot of a school, all schools of a request computed together. */
   snapshot: DataLoader<School, Snapshot, number>;
+  /** Environment history of a school over some days, schools asked together computed together. */
+  history: DataLoader<{ school: School; days: number }, History, string>;
 }
 
 export function createLoaders(prisma: ReadClient, now: Date): Loaders {
@@ -30,6 +32,18 @@ export function createLoaders(prisma: ReadClient, now: Date): Loaders {
         return schools.map((s) => found.get(s.id) ?? new Error(`no snapshot for school ${s.id}`));
       },
       { cacheKeyFn: (school) => school.id },
+    ),
+    history: new DataLoader(
+      async (asks) => {
+        const results = new Map<string, History>();
+        const byDays = new Map<number, School[]>();
+        for (const { school, days } of asks) byDays.set(days, [...(byDays.get(days) ?? []), school]);
+        for (const [days, schools] of byDays) {
+          for (const [id, h] of await histories(prisma, schools, days, now)) results.set(`${id}:${days}`, h);
+        }
+        return asks.map(({ school, days }) => results.get(`${school.id}:${days}`) ?? new Error(`no history for school ${school.id}`));
+      },
+      { cacheKeyFn: ({ school, days }) => `${school.id}:${days}` },
     ),
   };
 }

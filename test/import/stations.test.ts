@@ -1,6 +1,6 @@
 /**
  * The importer's ranking of stations around each school (`school_station`):
- * per kind, nearest first by haversine distance, ties by id, at most 20.
+ * per kind, nearest first by haversine distance, ties by id, every station kept.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
@@ -49,7 +49,7 @@ afterAll(async () => {
 });
 
 describe("school_station", () => {
-  it("ranks each kind around a school nearest first, ties by id, keeping 20", () => {
+  it("ranks each kind around a school nearest first, ties by id, keeping every station", () => {
     const ntu = (kind: string) => rows.filter((r) => r.university_id === 1 && r.kind === kind);
     expect(ntu("air").map((r) => [r.rank, r.station_id])).toEqual([
       [1, "a-near"],
@@ -58,9 +58,9 @@ describe("school_station", () => {
       [4, "a-far"],
     ]);
     expect(ntu("weather").map((r) => r.station_id)).toEqual(
-      Array.from({ length: 20 }, (_, k) => `w-${String(k).padStart(2, "0")}`),
+      Array.from({ length: 22 }, (_, k) => `w-${String(k).padStart(2, "0")}`),
     );
-    expect(ntu("weather").map((r) => r.rank)).toEqual(Array.from({ length: 20 }, (_, k) => k + 1));
+    expect(ntu("weather").map((r) => r.rank)).toEqual(Array.from({ length: 22 }, (_, k) => k + 1));
     expect(ntu("air")[0]!.distance_m).toBeCloseTo(111.2, 0);
   });
 
@@ -72,11 +72,10 @@ describe("school_station", () => {
           .filter((s) => s.kind === kind)
           .map((s) => ({ id: s.id, d: meters(u, s) }))
           .sort((a, b) => a.d - b.d || (a.id < b.id ? -1 : 1))
-          .slice(0, 20)
           .map((s, i) => ({ university_id: u.id, station_id: s.id, kind, rank: i + 1, distance_m: s.d })),
       ),
     );
-    expect(rows).toHaveLength(3 * (4 + 20));
+    expect(rows).toHaveLength(3 * (4 + 22));
     expect(rows.map(({ distance_m, ...r }) => r)).toEqual(expected.map(({ distance_m, ...r }) => r));
     rows.forEach((r, i) => expect(r.distance_m).toBeCloseTo(expected[i]!.distance_m, 3));
   });

@@ -20,7 +20,7 @@ beforeAll(async () => {
   client = new Client({ name: "test", version: "1.0.0" });
   await client.connect(
     new StreamableHTTPClientTransport(new URL("http://gateway.test/mcp"), {
-      fetch: (url, init) => t.gateway.fetch(String(url), init as RequestInit),
+      fetch: async (url, init) => t.gateway.fetch(String(url), init as RequestInit),
     }),
   );
 });

@@ -6,6 +6,7 @@ export default defineConfig({
   resolve: { alias: { graphql: "graphql/index.js" } },
   test: {
     include: ["test/**/*.test.ts"],
+    reporters: ["default", "./test/support/summary-reporter.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",

@@ -1,0 +1,25 @@
+/**
+ * Prints one plain closing line, `Tests: N passed, N failed[, N skipped]`,
+ * after vitest's own summary, so tools that read a run's last lines (CI)
+ * know how many tests ran.
+ */
+import type { Reporter, TestModule } from "vitest/node";
+
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<unknown>): void {
+    let passed = 0;
+    let failed = 0;
+    let skipped = 0;
+    for (const module of modules) {
+      for (const test of module.children.allTests()) {
+        const state = test.result().state;
+        if (state === "passed") passed++;
+        else if (state === "failed") failed++;
+        else skipped++;
+      }
+      if (module.state() === "failed" && [...module.children.allTests()].length === 0) failed++;
+    }
+    failed += errors.length;
+    process.stdout.write(`\nTests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}\n`);
+  }
+}

@@ -17,6 +17,7 @@ import pg from "pg";
 import { createReadClient } from "../src/db/client.js";
 import { type Database, openDatabase } from "../src/db/driver.js";
 import { migrate } from "../src/db/migrate.js";
+import { Rng } from "../src/demo/random.js";
 import { importExport } from "../src/import/apply.js";
 import { createGateway } from "../src/server.js";
 
@@ -34,20 +35,9 @@ const AIR = 84;
 const SCHOOLS = 100;
 const NOW = new Date(Date.UTC(2026, 10, 20, 12));
 
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function* exportChunks(): Generator<string> {
-  const r = rng(7);
+  const random = new Rng(7);
+  const r = () => random.next();
   const place = () => ({ latitude: 22 + r() * 3.2, longitude: 120.1 + r() * 1.8 });
   const schools = Array.from({ length: SCHOOLS }, (_, i) => ({
     id: i + 1, code: `S${i + 1}`, name_zh: `學校${i + 1}`, name_en: `School ${i + 1}`, short_name: null,

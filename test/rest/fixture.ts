@@ -6,47 +6,7 @@
  * order that differs from the publication order, hidden Packs). Every
  * personal or hidden value still carries a canary string.
  */
-import { canaryExport } from "../support/canary.js";
-
-const student = { student_number: "CANARY-STUDENT-NUMBER", name: "王小明", email: "canary.student@example.edu" };
-const settings = { system_prompt: "CANARY-SYSTEM-PROMPT", api_key: "CANARY-TEACHER-API-KEY" };
-
-function course(id: number, universityId: number, semester: string, isPublic: 0 | 1, extra: Record<string, unknown> = {}) {
-  return {
-    id,
-    university_id: universityId,
-    class_name: `班級${id}`,
-    course_number: `CSIE${1000 + id}`,
-    course_class: "01",
-    course_name_chinese: isPublic ? `公開課程${id}` : `CANARY-PRIVATE-COURSE-${id}`,
-    course_name_english: isPublic ? `Public Course ${id}` : `CANARY-PRIVATE-COURSE english ${id}`,
-    instructor: `老師${id % 3}`,
-    instructor_english: `Teacher ${id % 3}`,
-    department: "資訊工程學系",
-    department_english: "Computer Science",
-    semester,
-    start_date: "2024-09-02",
-    end_date: "2025-01-10",
-    teaching_goal: "目標",
-    teaching_goal_english: "Goals",
-    teaching_content: "內容",
-    teaching_content_english: "Content",
-    class_memo: null,
-    is_public: isPublic,
-    join_code: `CANARY-JOIN-CODE-${id}`,
-    students: [student],
-    teacher_settings: settings,
-    ...extra,
-  };
-}
-
-const version = (v: string, at: string, status = "passed") => ({
-  version: v,
-  published_at: at,
-  changelog: status === "rejected" ? "CANARY-REJECTED-VERSION" : `Release ${v}`,
-  safety_status: status,
-  payload: { secret: "CANARY-VERSION-PAYLOAD" },
-});
+import { canaryExport, course, version } from "../support/canary.js";
 
 function pack(id: string, fields: Record<string, unknown>, versions: object[]) {
   return {

@@ -22,7 +22,8 @@ export const CANARIES = [
 const student = { student_number: "CANARY-STUDENT-NUMBER", name: "王小明", email: "canary.student@example.edu" };
 const settings = { system_prompt: "CANARY-SYSTEM-PROMPT", api_key: "CANARY-TEACHER-API-KEY" };
 
-function course(id: number, universityId: number, semester: string, isPublic: 0 | 1, extra: Record<string, unknown> = {}) {
+/** A course carrying canary personal data and join code; private ones get canary titles. */
+export function course(id: number, universityId: number, semester: string, isPublic: 0 | 1, extra: Record<string, unknown> = {}) {
   return {
     id,
     university_id: universityId,
@@ -74,7 +75,8 @@ function pack(id: string, visibility: string, safety: string, name: string, vers
   };
 }
 
-const version = (v: string, at: string, status = "passed") => ({
+/** A Pack version with a canary payload (and a canary changelog when rejected). */
+export const version = (v: string, at: string, status = "passed") => ({
   version: v,
   published_at: at,
   changelog: status === "rejected" ? "CANARY-REJECTED-VERSION" : `Release ${v}`,

@@ -511,7 +511,6 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES): object {
             version: { type: "string", const: "v1" },
             graphql: { type: "string", const: "/graphql", description: "Path of the GraphQL endpoint." },
             mcp: { type: "string", const: "/mcp", description: "Path of the MCP endpoint." },
-            openapi: { type: "string", const: "/openapi.json", description: "Path of this document." },
             auth: { type: "string", const: "Authorization: Bearer <API_KEY>", description: "How to send the key." },
             limits: object("Default limits of a key.", {
               per_minute: count("Requests per minute.", 1),

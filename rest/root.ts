@@ -14,7 +14,6 @@ export function rootBody(routes: readonly Route[], limits: Limits) {
       version: "v1",
       graphql: "/graphql",
       mcp: "/mcp",
-      openapi: "/openapi.json",
       auth: "Authorization: Bearer <API_KEY>",
       limits: { per_minute: limits.perMinute, per_day: limits.perDay },
       endpoints: routes.map((r) => ({ method: "GET", path: r.path, description: r.description })),

@@ -47,7 +47,6 @@ describe("root", () => {
         version: "v1",
         graphql: "/graphql",
         mcp: "/mcp",
-        openapi: "/openapi.json",
         auth: "Authorization: Bearer <API_KEY>",
         limits: { per_minute: 60, per_day: 10_000 },
         endpoints: ROUTES.map((r) => ({ method: "GET", path: r.path, description: r.description })),

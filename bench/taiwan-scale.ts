@@ -94,12 +94,11 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 async function main() {
   const db = await database();
   await migrate(db);
-  let peakRss = 0;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 200);
   const t0 = performance.now();
   const summary = await importExport(db, Readable.from(exportChunks()));
   const importSeconds = (performance.now() - t0) / 1000;
-  clearInterval(sampler);
+  // The process's high-water mark (kB), embedded database included.
+  const peakRss = process.resourceUsage().maxRSS * 1024;
   console.log(`database: ${db.kind}`);
   console.log(`import: ${summary.observations.toLocaleString("en")} observations, ${summary.stations} stations, ${summary.universities} schools in ${importSeconds.toFixed(1)} s; peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`);
 

@@ -11,6 +11,9 @@
  *   npm run bench:environment -- --pglite        # embedded PGlite (slower import)
  *   npm run bench:environment -- --days 30       # a smaller run
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import pg from "pg";
@@ -69,7 +72,12 @@ function* exportChunks(): Generator<string> {
 }
 
 async function database(): Promise<Database & { drop?: () => Promise<void> }> {
-  if (values.pglite) return openDatabase({ dataDir: "memory://" });
+  if (values.pglite) {
+    // On disk, as `npm start` keeps it (an in-memory PGlite would count the whole database as RSS).
+    const dir = mkdtempSync(join(tmpdir(), "gw-bench-"));
+    const db = await openDatabase({ dataDir: dir });
+    return Object.assign(db, { drop: async () => rmSync(dir, { recursive: true, force: true }) });
+  }
   const base = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
   const name = `gw_bench_${Date.now()}`;
   const admin = new pg.Client({ connectionString: base });

@@ -93,17 +93,11 @@ const CoursePage = builder.objectRef<CoursePageShape>("CoursePage").implement({
   }),
 });
 
-const filterArgs = (t: { arg: { string: (o: { description: string }) => unknown } }) => ({
-  university: t.arg.string({ description: "School code (case-insensitive) or exact Chinese name." }),
-  semester: t.arg.string({ description: "Exact semester, like `113-1`." }),
-  q: t.arg.string({ description: "Case-insensitive substring of the Chinese or English title." }),
-});
-
 builder.queryFields((t) => {
-  const args = filterArgs(t) as {
-    university: ReturnType<typeof t.arg.string>;
-    semester: ReturnType<typeof t.arg.string>;
-    q: ReturnType<typeof t.arg.string>;
+  const args = {
+    university: t.arg.string({ description: "School code (case-insensitive) or exact Chinese name." }),
+    semester: t.arg.string({ description: "Exact semester, like `113-1`." }),
+    q: t.arg.string({ description: "Case-insensitive substring of the Chinese or English title." }),
   };
   return {
     courses: t.prismaConnection({

@@ -96,6 +96,10 @@ const EnvironmentSnapshotList = builder.objectRef<{ total: number; nodes: Snapsh
 
 const DAYS = "How many local dates, ending today, from 1 to 90.";
 
+async function snapshotOf(school: University, ctx: Context): Promise<SnapshotShape> {
+  return { ...(await ctx.loaders.snapshot.load(school)), school };
+}
+
 async function historyOf(school: University, days: number, ctx: Context): Promise<HistoryShape> {
   checkRange("days", days, 1, 90);
   return { ...(await ctx.loaders.history.load({ school, days })), school };
@@ -105,7 +109,7 @@ builder.prismaObjectFields("University", (t) => ({
   environment: t.field({
     type: SchoolEnvironment,
     description: "The latest environment snapshot of this school.",
-    resolve: async (school, _args, ctx) => ({ ...(await ctx.loaders.snapshot.load(school)), school }),
+    resolve: (school, _args, ctx) => snapshotOf(school, ctx),
   }),
   environmentHistory: t.field({
     type: EnvironmentHistory,
@@ -125,7 +129,7 @@ builder.queryFields((t) => ({
     args: { ref: t.arg.string({ required: true, description: REF }) },
     resolve: async (_root, args, ctx) => {
       const school = await ctx.prisma.university.findUnique({ where: schoolRefWhere(args.ref) });
-      return school ? { ...(await ctx.loaders.snapshot.load(school)), school } : null;
+      return school ? snapshotOf(school, ctx) : null;
     },
   }),
   schoolEnvironmentHistory: t.field({
@@ -157,15 +161,8 @@ builder.queryFields((t) => ({
         ctx.prisma.university.count({ where }),
         ctx.prisma.university.findMany({ where, orderBy: { id: "asc" }, take: args.limit }),
       ]);
-      const found = await ctx.loaders.snapshot.loadMany(schools);
-      return {
-        total,
-        nodes: schools.map((school, i) => {
-          const snapshot = found[i];
-          if (!snapshot || snapshot instanceof Error) throw snapshot ?? new Error("snapshot missing");
-          return { ...snapshot, school };
-        }),
-      };
+      // Loaded in one tick, so the DataLoader computes all of them together.
+      return { total, nodes: await Promise.all(schools.map((school) => snapshotOf(school, ctx))) };
     },
   }),
 }));

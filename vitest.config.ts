@@ -6,6 +6,8 @@ export default defineConfig({
   resolve: { alias: { graphql: "graphql/index.js" } },
   test: {
     include: ["test/**/*.test.ts"],
+    // Private PostgreSQL and Redis servers for the run (unless TEST_DATABASE_URL / TEST_REDIS_URL).
+    globalSetup: ["./test/support/global-setup.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,

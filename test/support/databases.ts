@@ -1,16 +1,18 @@
 /**
  * Databases for tests: a fresh in-memory PGlite, or a fresh database on the
- * local PostgreSQL server (TEST_DATABASE_URL, default the machine's trust-auth
- * server), dropped again when the test file is done.
+ * run's PostgreSQL server (the private one of the global setup, or
+ * TEST_DATABASE_URL), dropped again when the test file is done.
  */
 import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
 import pg from "pg";
+import { inject } from "vitest";
 import { type Database, openDatabase } from "../../src/db/driver.js";
 import { migrate } from "../../src/db/migrate.js";
 import { importExport } from "../../src/import/apply.js";
 
-export const POSTGRES_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+/** The run's PostgreSQL server (see `global-setup.ts`). */
+const postgresUrl = () => inject("postgresUrl");
 
 /** A migrated in-memory PGlite database. */
 export async function freshPGlite(): Promise<Database> {
@@ -20,13 +22,13 @@ export async function freshPGlite(): Promise<Database> {
 }
 
 /** A new, empty, migrated database on the PostgreSQL server; `close` drops it. */
-export async function freshPostgres(): Promise<Database & { url: string }> {
+export async function freshPostgres(server = postgresUrl()): Promise<Database & { url: string }> {
   const name = `gw_test_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  const admin = new pg.Client({ connectionString: server });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${name}"`);
   await admin.end();
-  const url = new URL(POSTGRES_URL);
+  const url = new URL(server);
   url.pathname = `/${name}`;
   const db = await openDatabase({ databaseUrl: url.toString() });
   await migrate(db);
@@ -35,7 +37,7 @@ export async function freshPostgres(): Promise<Database & { url: string }> {
     url: url.toString(),
     close: async () => {
       await db.close();
-      const drop = new pg.Client({ connectionString: POSTGRES_URL });
+      const drop = new pg.Client({ connectionString: server });
       await drop.connect();
       await drop.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await drop.end();

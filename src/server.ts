@@ -11,6 +11,7 @@ import type { Database } from "./db/driver.js";
 import { type ApiKeyOptions, useApiKeys } from "./plugins/api-keys.js";
 import { useHealth } from "./plugins/health.js";
 import { useMcp } from "./plugins/mcp.js";
+import { usePaths } from "./plugins/paths.js";
 import { useQueryLimits } from "./plugins/query-limits.js";
 import { RestApi } from "../rest/api.js";
 import { useRestApi } from "../rest/plugin.js";
@@ -53,6 +54,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     context,
     ...(options.log ? { logging: options.log } : {}),
     plugins: [
+      usePaths(),
       useHealth({ db: options.db }),
       ...(guard ? [guard.plugin] : []),
       useRestApi({

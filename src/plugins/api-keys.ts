@@ -10,6 +10,7 @@ import type { KeyStore } from "../keys/store.js";
 import { bearerKey } from "../keys/secret.js";
 import { limitHeaders } from "../limits/headers.js";
 import type { RateLimits } from "../limits/rate-limits.js";
+import { ownerOf } from "./paths.js";
 
 /** Which surface a request came through; it decides the error shape. */
 export type Surface = "rest" | "graphql" | "mcp";
@@ -82,8 +83,9 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
 
   const plugin: Plugin = {
     async onRequest({ request, url, endResponse }) {
-      const surface: Surface | undefined =
-        url.pathname === "/graphql" ? "graphql" : url.pathname === "/mcp" ? "mcp" : undefined;
+      // REST routes call `authorize` themselves, after routing.
+      const owner = ownerOf(url.pathname);
+      const surface = owner === "graphql" || owner === "mcp" ? owner : undefined;
       if (!surface || (surface === "graphql" && isGraphiQLPage(request, url))) return;
       if (surface === "graphql" && request.method === "OPTIONS") return;
       const refusal = await authorize(request, surface);

@@ -1,0 +1,44 @@
+/**
+ * `usePaths`: the service's paths (CONTRACT §1), decided once, first.
+ *
+ * A request whose (normalised) path is not one of them answers 404 in JSON
+ * before any other plugin sees it. This is what keeps GraphQL at exactly
+ * `/graphql`: yoga would otherwise run any path that merely ends in
+ * `/graphql` (`/graphql/`, `/x/graphql`, `/api/v1/%2e%2e/graphql`), and the
+ * key check, which guards exactly `/graphql`, would not see them.
+ */
+import type { Plugin } from "graphql-yoga";
+import { failure } from "../../rest/envelope.js";
+
+/** What answers a path. */
+export type PathOwner = "graphql" | "mcp" | "rest" | "health" | "openapi";
+
+/** The owner of a normalised URL path (as `new URL(...).pathname` gives it), if any. */
+export function ownerOf(pathname: string): PathOwner | undefined {
+  switch (pathname) {
+    case "/graphql":
+      return "graphql";
+    case "/mcp":
+      return "mcp";
+    case "/healthz":
+    case "/readyz":
+      return "health";
+    case "/openapi.json":
+      return "openapi";
+  }
+  return pathname === "/api/v1" || pathname.startsWith("/api/v1/") ? "rest" : undefined;
+}
+
+export function usePaths(): Plugin {
+  return {
+    onRequest({ request, url, endResponse, fetchAPI }) {
+      if (ownerOf(url.pathname)) return;
+      endResponse(
+        new fetchAPI.Response(request.method === "HEAD" ? null : JSON.stringify(failure(`no such path: ${url.pathname}`)), {
+          status: 404,
+          headers: { "content-type": "application/json; charset=utf-8" },
+        }),
+      );
+    },
+  };
+}

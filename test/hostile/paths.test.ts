@@ -1,0 +1,129 @@
+/**
+ * Issue 8, finding 1: GraphQL ran without a key, and uncounted, on any path
+ * that ended in `/graphql`. GraphQL is served at exactly `/graphql`; every
+ * other unknown path is a 404 in JSON, whether it arrives through
+ * `gateway.fetch` or as raw bytes on a socket, and no such request is counted.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KeyStore } from "../../src/keys/store.js";
+import { RateLimits } from "../../src/limits/rate-limits.js";
+import { canaryExport } from "../support/canary.js";
+import { freshPGlite } from "../support/databases.js";
+import { type TestGateway, testGateway } from "../support/gateway.js";
+import { type ListeningGateway, listen } from "../support/socket.js";
+
+const QUERY = JSON.stringify({ query: "{ courses(first: 1) { totalCount } }" });
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/** Request targets that normalise to, or end in, `/graphql` without being it. */
+const LOOKALIKES = [
+  "/graphql/",
+  "/x/graphql",
+  "/api/v1/%2e%2e/graphql",
+  "/api/v1/../graphql/",
+  "/api/graphql",
+  "//graphql",
+  "/GRAPHQL",
+  "/graphql;x",
+  "/graphql%2f",
+  "/graphql/graphql",
+  "/mcp/",
+  "/x/mcp",
+];
+
+let t: TestGateway;
+let socket: ListeningGateway;
+let store: KeyStore;
+let limits: RateLimits;
+let key: { id: number; key: string };
+
+beforeAll(async () => {
+  const db = await freshPGlite();
+  store = new KeyStore(db);
+  key = await store.create({ name: "paths" });
+  limits = new RateLimits({ defaults: { perMinute: 1_000, perDay: 10_000 } });
+  t = await testGateway(canaryExport(), { db, gateway: { auth: { keys: store, limits } } });
+  socket = await listen(t.gateway);
+});
+afterAll(async () => {
+  await socket?.close();
+  await t?.close();
+});
+
+/**
+ * How many requests the key has been counted for this minute, this probe
+ * included: between two probes with nothing counted, it grows by exactly one.
+ */
+async function counted(): Promise<number> {
+  const probe = await limits.take(key.id, { perMinute: null, perDay: null });
+  const minute = probe.windows.find((w) => w.name === "minute")!;
+  return minute.limit - minute.remaining;
+}
+
+describe("GraphQL and MCP answer at exactly their paths", () => {
+  it.each(LOOKALIKES)("POST %s through gateway.fetch: 404 in JSON, with or without a key", async (path) => {
+    for (const headers of [{}, { authorization: `Bearer ${key.key}` }]) {
+      const response = await t.gateway.fetch(`http://gateway.test${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json", ...headers },
+        body: QUERY,
+      });
+      const normalised = new URL(`http://gateway.test${path}`).pathname;
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get("content-type")).toBe(JSON_TYPE);
+      expect(await response.json()).toEqual({ success: false, error: `no such path: ${normalised}` });
+    }
+  });
+
+  it.each(LOOKALIKES)("POST %s as raw bytes on a socket: 404 in JSON, nothing counted", async (path) => {
+    const before = await counted();
+    for (const authorization of ["", `authorization: Bearer ${key.key}\r\n`]) {
+      const answer = await socket.raw(
+        `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n${authorization}` +
+          `content-length: ${Buffer.byteLength(QUERY)}\r\nconnection: close\r\n\r\n${QUERY}`,
+      );
+      expect(answer.status, path).toBe(404);
+      expect(answer.headers["content-type"]).toBe(JSON_TYPE);
+      expect(JSON.parse(answer.body)).toMatchObject({ success: false });
+      expect(answer.body).not.toContain("totalCount");
+    }
+    expect(await counted()).toBe(before + 1);
+  });
+
+  it("GET lookalikes with a query string are 404 too, not executed", async () => {
+    for (const path of ["/graphql/", "/x/graphql"]) {
+      const response = await t.gateway.fetch(`http://gateway.test${path}?query=${encodeURIComponent("{ universities { totalCount } }")}`, {
+        headers: { accept: "application/json" },
+      });
+      expect(response.status).toBe(404);
+      expect(await response.text()).not.toContain("totalCount");
+    }
+  });
+
+  it("unknown paths elsewhere are 404 in JSON (HEAD without a body)", async () => {
+    for (const path of ["/", "/nope", "/api", "/api/v2/universities", "/healthz/", "/openapi.json/x"]) {
+      const response = await t.gateway.fetch(`http://gateway.test${path}`);
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get("content-type")).toBe(JSON_TYPE);
+      expect((await response.json()).success).toBe(false);
+    }
+    const head = await t.gateway.fetch("http://gateway.test/nope", { method: "HEAD" });
+    expect(head.status).toBe(404);
+    expect(await head.text()).toBe("");
+  });
+
+  it("exactly /graphql still needs the key, and counts it", async () => {
+    const refused = await socket.raw(
+      `POST /graphql HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(QUERY)}\r\nconnection: close\r\n\r\n${QUERY}`,
+    );
+    expect(refused.status).toBe(401);
+    const before = await counted();
+    const answered = await socket.raw(
+      `POST /graphql HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nauthorization: Bearer ${key.key}\r\n` +
+        `content-length: ${Buffer.byteLength(QUERY)}\r\nconnection: close\r\n\r\n${QUERY}`,
+    );
+    expect(answered.status).toBe(200);
+    expect(JSON.parse(answered.body).data.courses.totalCount).toBeGreaterThan(0);
+    expect(await counted()).toBe(before + 2);
+  });
+});

@@ -6,6 +6,7 @@
  */
 import { type DocumentNode, execute, type GraphQLSchema } from "graphql";
 import type { Context } from "../src/context.js";
+import { isUnavailable, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE, withDeadline } from "../src/db/availability.js";
 import { type Body, envelope, failure } from "./envelope.js";
 import { loadOperations } from "./operations.js";
 import { readParams } from "./params.js";
@@ -15,6 +16,15 @@ import { ROUTES, type Route } from "./routes.js";
 export interface Answer {
   status: number;
   body: Body;
+  /** Headers the status calls for (`Retry-After` on a 503). */
+  headers?: Record<string, string>;
+}
+
+export interface RestApiOptions {
+  /** The routes served; all of CONTRACT §3 by default. */
+  routes?: readonly Route[];
+  /** Longest one operation's execution may take before it is a 503. Default 5,000 ms. */
+  timeoutMs?: number;
 }
 
 export interface RouteMatch {
@@ -47,12 +57,15 @@ export class RestApi {
   readonly routes: readonly Route[];
   private readonly compiled: CompiledRoute[];
   private readonly operations: Map<string, DocumentNode>;
+  private readonly timeoutMs: number;
 
   constructor(
     private readonly schema: GraphQLSchema,
-    routes: readonly Route[] = ROUTES,
+    options: RestApiOptions = {},
   ) {
+    const routes = options.routes ?? ROUTES;
     this.routes = routes;
+    this.timeoutMs = options.timeoutMs ?? 5_000;
     this.compiled = routes.map(compile);
     this.operations = loadOperations(schema);
     for (const route of routes) {
@@ -71,7 +84,8 @@ export class RestApi {
 
   /**
    * Answers one call: 400 for a bad parameter, 404 for a missing resource,
-   * 500 (`internal error`, cause passed to `onError`) for anything else.
+   * 503 when the database cannot answer in time, 500 (`internal error`) for
+   * anything else; the cause of a 503 or 500 is passed to `onError`.
    */
   async call(
     match: RouteMatch,
@@ -98,12 +112,18 @@ export class RestApi {
       }
     }
     try {
-      const result = await execute({
-        schema: this.schema,
-        document: this.operations.get(route.operation)!,
-        variableValues: route.variables(values as never),
-        contextValue: context,
-      });
+      const result = await withDeadline(
+        Promise.resolve(
+          execute({
+            schema: this.schema,
+            document: this.operations.get(route.operation)!,
+            variableValues: route.variables(values as never),
+            contextValue: context,
+          }),
+        ),
+        this.timeoutMs,
+        `operation ${route.operation}`,
+      );
       if (result.errors?.length) throw new AggregateError(result.errors, `operation ${route.operation} failed`);
       const body = envelope(route.envelope, (result.data as { result?: unknown } | null | undefined)?.result);
       if (body) return { status: 200, body };
@@ -111,6 +131,9 @@ export class RestApi {
       return { status: 404, body: failure(`${what || "resource"} not found`) };
     } catch (error) {
       onError?.(error);
+      if (isUnavailable(error)) {
+        return { status: 503, body: failure(UNAVAILABLE_MESSAGE), headers: { "retry-after": String(RETRY_AFTER_SECONDS) } };
+      }
       return { status: 500, body: failure("internal error") };
     }
   }

@@ -11,6 +11,7 @@
  * which `GET /openapi.json` serves; test/rest checks that every response of
  * the REST tests matches it.
  */
+import { UNAVAILABLE_MESSAGE } from "../src/db/availability.js";
 import { type Route, ROUTES } from "./routes.js";
 
 export { OPENAPI_FILE } from "./plugin.js";
@@ -310,6 +311,7 @@ function operation(route: Route, resource: string, envelopeName: string): Json {
   responses["405"] = responseRef("MethodNotAllowed");
   responses["429"] = responseRef("TooManyRequests");
   responses["500"] = responseRef("InternalError");
+  responses["503"] = responseRef("ServiceUnavailable");
   return {
     operationId: route.operation,
     summary: route.description,
@@ -380,7 +382,11 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES): object {
       security: [],
       responses: {
         "200": { description: "Ready.", content: json(ref("Ready")) },
-        "503": { description: "Not ready.", content: json(ref("NotReady")) },
+        "503": {
+          description: "Not ready. The answer is reused for up to a second, and the check waits at most 800 ms.",
+          headers: { "Retry-After": { $ref: "#/components/headers/Retry-After" } },
+          content: json(ref("NotReady")),
+        },
       },
     },
   };
@@ -412,7 +418,7 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES): object {
         "- Where several errors apply: unknown path (404) and wrong method (405) first, then 401, then 429, then 400,",
         "  then 404 for a missing resource. A filter that matches nothing is not an error.",
         "- Each key has its own limits per minute and per day (fixed, clock-aligned windows in UTC); over a limit the answer",
-        "  is 429 with `Retry-After`.",
+        "  is 429 with `Retry-After`. While the database is unreachable or too slow the answer is 503 with `Retry-After`.",
         "- Only public courses and public, safety-checked Packs appear. Join codes, Pack content bodies and personal data never appear.",
         "",
         "Terms: no commercial bulk scraping or resale of the data; attribute data obtained through the API to the platform;",
@@ -461,7 +467,7 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES): object {
           schema: { type: "integer", minimum: 0 },
         },
         "Retry-After": {
-          description: "Whole seconds to wait before the key may be used again.",
+          description: "Whole seconds to wait before trying again (on a 429, before the key may be used again).",
           required: true,
           schema: { type: "integer", minimum: 0 },
         },
@@ -492,6 +498,11 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES): object {
           ...rateLimitHeaders(),
         }),
         InternalError: failureResponse("An unexpected failure; nothing of its cause is returned.", {}, ref("InternalFailure")),
+        ServiceUnavailable: failureResponse(
+          "The database is unreachable or did not answer within the time limit; retry after `Retry-After` seconds.",
+          { "Retry-After": { $ref: "#/components/headers/Retry-After" } },
+          ref("UnavailableFailure"),
+        ),
       },
       schemas: {
         ...resourceSchemas(),
@@ -503,6 +514,10 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES): object {
         InternalFailure: object("Failure envelope of an unexpected failure.", {
           success: { type: "boolean", const: false },
           error: { type: "string", const: "internal error" },
+        }),
+        UnavailableFailure: object("Failure envelope while the database cannot answer.", {
+          success: { type: "boolean", const: false },
+          error: { type: "string", const: UNAVAILABLE_MESSAGE },
         }),
         RootResponse: object("The API root.", {
           success: { type: "boolean", const: true },

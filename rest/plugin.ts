@@ -74,7 +74,7 @@ export function useRestApi(options: RestApiOptions): Plugin {
       const answer = await api.call(match, url.searchParams, await options.context(request), (error) =>
         options.log?.error({ err: error, path: match.route.path }, "REST operation failed"),
       );
-      return respond(answer.status, answer.body);
+      return respond(answer.status, answer.body, answer.headers);
     },
   };
 }

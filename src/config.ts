@@ -15,6 +15,9 @@ const ConfigSchema = z.object({
   REDIS_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
   RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(60)),
   RATE_LIMIT_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(10_000)),
+  DB_STATEMENT_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(600_000).default(3_000)),
+  DB_ACQUIRE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(600_000).default(2_000)),
+  REQUEST_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(600_000).default(5_000)),
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -36,6 +39,10 @@ export interface Config {
   perMinute: number;
   /** Default requests per key per UTC day (a key's own limit wins). */
   perDay: number;
+  /** Time limits of the PostgreSQL connections: statement run time, and the wait for a connection. */
+  timeouts: { statementMs: number; acquireMs: number };
+  /** Longest one request's execution may take before a 503. */
+  requestTimeoutMs: number;
   /** pino log level. */
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 }
@@ -56,6 +63,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: c.REDIS_URL,
     perMinute: c.RATE_LIMIT_PER_MINUTE,
     perDay: c.RATE_LIMIT_PER_DAY,
+    timeouts: { statementMs: c.DB_STATEMENT_TIMEOUT_MS, acquireMs: c.DB_ACQUIRE_TIMEOUT_MS },
+    requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     logLevel: c.LOG_LEVEL,
   };
 }

@@ -20,7 +20,10 @@ import { createGateway } from "./server.js";
 
 const config = loadConfig();
 const log = createLogger(config.logLevel);
-const db = await openDatabase(config);
+const db = await openDatabase({
+  ...config,
+  onConnectionError: (error) => log.warn({ err: String(error) }, "database connection lost; the pool replaces it"),
+});
 const applied = await migrate(db);
 if (applied.length) log.info({ applied }, "applied migrations");
 
@@ -46,8 +49,9 @@ const prisma = createReadClient(db);
 const gateway = createGateway({
   db,
   prisma,
-  auth: { keys, limits },
+  auth: { keys, limits, onError: (error) => log.error({ err: error }, "API key check failed") },
   limits: { perMinute: config.perMinute, perDay: config.perDay },
+  requestTimeoutMs: config.requestTimeoutMs,
   log,
 });
 const server = createServer(gateway);

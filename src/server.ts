@@ -9,6 +9,7 @@ import { createContext, type Context } from "./context.js";
 import type { ReadClient } from "./db/client.js";
 import type { Database } from "./db/driver.js";
 import { type ApiKeyOptions, useApiKeys } from "./plugins/api-keys.js";
+import { maskUnavailable, useExecutionDeadline } from "./plugins/availability.js";
 import { useHealth } from "./plugins/health.js";
 import { useMcp } from "./plugins/mcp.js";
 import { usePaths } from "./plugins/paths.js";
@@ -33,6 +34,11 @@ export interface GatewayOptions {
   log?: Logger;
   /** The clock; tests fix it. */
   now?: () => Date;
+  /**
+   * Longest one request's GraphQL execution may take (REST and MCP operations
+   * included) before it is answered 503. Default 5,000 ms.
+   */
+  requestTimeoutMs?: number;
 }
 
 export type Gateway = YogaServerInstance<Record<string, unknown>, Context>;
@@ -41,7 +47,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const now = options.now ?? (() => new Date());
   const context = () => createContext(options.prisma, now());
   const guard = options.auth ? useApiKeys(options.auth) : undefined;
-  const api = new RestApi(schema);
+  const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
+  const api = new RestApi(schema, { timeoutMs: requestTimeoutMs });
   return createYoga<Record<string, unknown>, Context>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -52,6 +59,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       headers: JSON.stringify({ Authorization: "Bearer <API_KEY>" }, null, 2),
     },
     context,
+    maskedErrors: { maskError: maskUnavailable },
     ...(options.log ? { logging: options.log } : {}),
     plugins: [
       usePaths(),
@@ -66,6 +74,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       }),
       useMcp({ api, context, ...(options.log ? { log: options.log } : {}) }),
       ...useQueryLimits(),
+      useExecutionDeadline({ ms: requestTimeoutMs }),
     ],
   });
 }

@@ -30,12 +30,30 @@ export interface OpenOptions {
   databaseUrl?: string | undefined;
   /** Directory of the embedded database; `memory://` keeps it in memory. */
   dataDir?: string | undefined;
+  /**
+   * Time limits of a PostgreSQL server's connections (the embedded database
+   * runs in the process and needs none). Statements of `transaction` (imports,
+   * migrations) are exempt: they may legitimately take long.
+   */
+  timeouts?: DatabaseTimeouts | undefined;
+  /** Told of a connection the server dropped (restart, network); the pool replaces it. */
+  onConnectionError?: ((error: Error) => void) | undefined;
 }
+
+export interface DatabaseTimeouts {
+  /** Longest a statement may run on the server (`statement_timeout`). */
+  statementMs: number;
+  /** Longest wait for a connection: a free one from the pool, or a new one to the server. */
+  acquireMs: number;
+}
+
+/** A statement that may run as long as it needs (`query_timeout` must be truthy to override the pool's). */
+const UNBOUNDED_MS = 2 ** 31 - 1;
 
 /** Opens the database the options name. */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl)
+    ? openPostgres(options.databaseUrl, options)
     : openPGlite(options.dataDir ?? "./data");
 }
 
@@ -64,9 +82,28 @@ async function openPGlite(dataDir: string): Promise<Database> {
   };
 }
 
-async function openPostgres(connectionString: string): Promise<Database> {
-  const pool = new pg.Pool({ connectionString, max: 4 });
-  const adapter = new PrismaPg({ connectionString });
+async function openPostgres(connectionString: string, options: OpenOptions): Promise<Database> {
+  const timeouts = options.timeouts;
+  // One pool for Prisma and the plain statements (keys, readiness, imports).
+  const pool = new pg.Pool({
+    connectionString,
+    max: 10,
+    keepAlive: true,
+    ...(timeouts
+      ? {
+          connectionTimeoutMillis: timeouts.acquireMs,
+          statement_timeout: timeouts.statementMs,
+          // A frozen or unreachable server cannot cancel its own statements:
+          // the client gives up a little later, and the pool drops that connection.
+          query_timeout: timeouts.statementMs + 500,
+        }
+      : {}),
+  });
+  // An idle connection the server dropped (a restart, a network fault) emits
+  // `error`; unheard, that would end the process. The pool replaces it.
+  const onConnectionError = (error: Error) => options.onConnectionError?.(error);
+  pool.on("error", onConnectionError);
+  const adapter = new PrismaPg(pool, { onPoolError: () => undefined, onConnectionError });
   return {
     kind: "postgres",
     adapter,
@@ -77,22 +114,33 @@ async function openPostgres(connectionString: string): Promise<Database> {
       (await pool.query(sql, params)).rows as Row[],
     transaction: async (work) => {
       const client = await pool.connect();
+      // Between statements a checked-out connection reports its loss as an event.
+      let lost: Error | undefined;
+      const onLost = (error: Error) => {
+        lost = error;
+        onConnectionError(error);
+      };
+      client.on("error", onLost);
+      // pg reads a per-statement `query_timeout` (its typings do not declare it).
+      const run = (text: string, values?: unknown[]) =>
+        client.query({ text, values, query_timeout: UNBOUNDED_MS } as pg.QueryConfig);
       try {
-        await client.query("BEGIN");
+        await run("BEGIN");
+        await run("SET LOCAL statement_timeout = 0");
         const result = await work({
           exec: async (sql) => {
-            await client.query(sql);
+            await run(sql);
           },
-          query: async <Row>(sql: string, params: unknown[] = []) =>
-            (await client.query(sql, params)).rows as Row[],
+          query: async <Row>(sql: string, params: unknown[] = []) => (await run(sql, params)).rows as Row[],
         });
-        await client.query("COMMIT");
+        await run("COMMIT");
         return result;
       } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
+        await run("ROLLBACK").catch(() => undefined);
         throw error;
       } finally {
-        client.release();
+        client.off("error", onLost);
+        client.release(lost);
       }
     },
     close: async () => {

@@ -6,6 +6,7 @@
  * the limit headers.
  */
 import type { Plugin } from "graphql-yoga";
+import { isUnavailable, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE } from "../db/availability.js";
 import type { KeyStore } from "../keys/store.js";
 import { bearerKey } from "../keys/secret.js";
 import { limitHeaders } from "../limits/headers.js";
@@ -20,6 +21,8 @@ export interface ApiKeyOptions {
   keys: Pick<KeyStore, "verify">;
   /** Counts requests per key. */
   limits: Pick<RateLimits, "take">;
+  /** Told why a key could not be checked (the database did not answer, or a bug). */
+  onError?: (error: unknown) => void;
 }
 
 export interface ApiKeyGuard {
@@ -31,6 +34,9 @@ export interface ApiKeyGuard {
 
 const REALM = 'Bearer realm="public-data-api"';
 
+/** JSON-RPC error codes of refusals on `/mcp` (server-defined range, and internal error). */
+const MCP_CODES: Record<string, number> = { UNAUTHENTICATED: -32001, RATE_LIMITED: -32001, SERVICE_UNAVAILABLE: -32000 };
+
 function errorBody(surface: Surface, message: string, code: string): string {
   switch (surface) {
     case "rest":
@@ -38,7 +44,7 @@ function errorBody(surface: Surface, message: string, code: string): string {
     case "graphql":
       return JSON.stringify({ errors: [{ message, extensions: { code } }] });
     case "mcp":
-      return JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message } });
+      return JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: MCP_CODES[code] ?? -32603, message } });
   }
 }
 
@@ -62,11 +68,20 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
             "www-authenticate": `${REALM}, error="invalid_request"`,
           });
     }
-    const key = await options.keys.verify(presented.key);
-    if (!key) {
-      return refuse(401, "invalid or revoked API key", "UNAUTHENTICATED", { "www-authenticate": `${REALM}, error="invalid_token"` });
+    let key: Awaited<ReturnType<ApiKeyOptions["keys"]["verify"]>>;
+    let decision: Awaited<ReturnType<ApiKeyOptions["limits"]["take"]>>;
+    try {
+      key = await options.keys.verify(presented.key);
+      if (!key) {
+        return refuse(401, "invalid or revoked API key", "UNAUTHENTICATED", { "www-authenticate": `${REALM}, error="invalid_token"` });
+      }
+      decision = await options.limits.take(key.id, key);
+    } catch (error) {
+      options.onError?.(error);
+      return isUnavailable(error)
+        ? refuse(503, UNAVAILABLE_MESSAGE, "SERVICE_UNAVAILABLE", { "retry-after": String(RETRY_AFTER_SECONDS) })
+        : refuse(500, "internal error", "INTERNAL_SERVER_ERROR");
     }
-    const decision = await options.limits.take(key.id, key);
     const headers = limitHeaders(decision, decision.at);
     if (!decision.allowed) {
       const limit = decision.limits[decision.refusedBy];

@@ -1,15 +1,51 @@
 /** `GET /healthz` and `GET /readyz` (CONTRACT §1), answered before any key check. */
 import type { Plugin } from "graphql-yoga";
+import { withDeadline } from "../db/availability.js";
 import type { Database } from "../db/driver.js";
 import { pendingMigrations } from "../db/migrate.js";
 
 export interface HealthOptions {
   /** The database whose reachability and migrations decide readiness. */
   db: Pick<Database, "query">;
+  /** Longest readiness waits for the database before it answers 503. Default 800 ms. */
+  timeoutMs?: number;
+  /** How long one readiness answer is reused (and a check under way shared). Default 1,000 ms. */
+  cacheMs?: number;
+}
+
+interface Readiness {
+  status: 200 | 503;
+  body: { status: string; reason?: string };
 }
 
 /** Liveness always answers 200 while the process runs; readiness asks the database. */
 export function useHealth(options: HealthOptions): Plugin {
+  const timeoutMs = options.timeoutMs ?? 800;
+  const cacheMs = options.cacheMs ?? 1_000;
+  let last: { at: number; answer: Promise<Readiness> } | undefined;
+
+  async function check(): Promise<Readiness> {
+    try {
+      const pending = await withDeadline(
+        options.db.query("SELECT 1").then(() => pendingMigrations(options.db)),
+        timeoutMs,
+        "readiness check",
+      );
+      return pending.length === 0
+        ? { status: 200, body: { status: "ready" } }
+        : { status: 503, body: { status: "not ready", reason: `${pending.length} pending migration(s)` } };
+    } catch {
+      return { status: 503, body: { status: "not ready", reason: "database unreachable" } };
+    }
+  }
+
+  /** A load balancer polling often costs the database one check a second, not one per poll. */
+  function readiness(): Promise<Readiness> {
+    const now = Date.now();
+    if (!last || now - last.at >= cacheMs) last = { at: now, answer: check() };
+    return last.answer;
+  }
+
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
       if (url.pathname !== "/healthz" && url.pathname !== "/readyz") return;
@@ -25,14 +61,8 @@ export function useHealth(options: HealthOptions): Plugin {
       }
       if (url.pathname === "/healthz") return json(200, { status: "ok" });
       if (url.pathname === "/readyz") {
-        try {
-          const pending = await options.db.query("SELECT 1").then(() => pendingMigrations(options.db));
-          return pending.length === 0
-            ? json(200, { status: "ready" })
-            : json(503, { status: "not ready", reason: `${pending.length} pending migration(s)` });
-        } catch {
-          return json(503, { status: "not ready", reason: "database unreachable" });
-        }
+        const { status, body } = await readiness();
+        return json(status, body, status === 503 ? { "retry-after": "1" } : {});
       }
     },
   };

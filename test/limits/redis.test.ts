@@ -6,8 +6,6 @@
  * cannot be reached. Skipped, with the reason in the titles, where the run
  * has no Redis (see `test/support/global-setup.ts`).
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
@@ -15,98 +13,26 @@ import { KeyStore } from "../../src/keys/store.js";
 import { windowAt } from "../../src/limits/windows.js";
 import { canaryExport } from "../support/canary.js";
 import { freshPostgres, importObject } from "../support/databases.js";
+import { type Answer, type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { freePorts } from "../support/servers.js";
 
-const ROOT = join(import.meta.dirname, "..", "..");
-const TSX = join(ROOT, "node_modules", ".bin", "tsx");
 const REDIS_URL = inject("redisUrl");
 const skipped = REDIS_URL ? "" : ` (skipped: ${inject("redisMissing")})`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface Gateway {
-  name: string;
-  child: ChildProcess;
-  base: string;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  json: any;
-}
-
 let db: Database & { url: string };
 let store: KeyStore;
 let redis: Redis;
-const gateways: Gateway[] = [];
-let a: Gateway;
-let b: Gateway;
-let alone: Gateway;
+let a: GatewayProcess;
+let b: GatewayProcess;
+let alone: GatewayProcess;
 const ids: number[] = [];
 const created: Record<"warmup" | "burst" | "revoked" | "daily" | "fallback", { id: number; key: string }> = {} as never;
 
-function start(name: string, port: number, env: Record<string, string>): Gateway {
-  const child = spawn(TSX, ["src/main.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), DATABASE_URL: db.url, LOG_LEVEL: "silent", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true, // its own process group: tsx's node child goes with it
-  });
-  let output = "";
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const gateway = { name, child, base: `http://127.0.0.1:${port}`, output: () => output, exited };
-  gateways.push(gateway);
-  return gateway;
-}
-
-async function waitReady(gateway: Gateway, within = 90_000): Promise<void> {
-  const deadline = Date.now() + within;
-  let exited = false;
-  void gateway.exited.then(() => (exited = true));
-  while (Date.now() < deadline) {
-    if (exited) throw new Error(`${gateway.name} exited before it was ready:\n${gateway.output()}`);
-    try {
-      const response = await fetch(`${gateway.base}/readyz`, { signal: AbortSignal.timeout(2_000) });
-      await response.arrayBuffer();
-      if (response.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(200);
-  }
-  throw new Error(`${gateway.name} not ready within ${within} ms:\n${gateway.output()}`);
-}
-
-async function stop(gateway: Gateway): Promise<void> {
-  if (gateway.child.exitCode !== null || gateway.child.signalCode !== null) return;
-  const group = -gateway.child.pid!;
-  try {
-    process.kill(group, "SIGTERM");
-  } catch {
-    return;
-  }
-  const done = await Promise.race([gateway.exited.then(() => true), sleep(5_000).then(() => false)]);
-  if (!done) {
-    try {
-      process.kill(group, "SIGKILL");
-    } catch {
-      // already gone
-    }
-    await Promise.race([gateway.exited, sleep(2_000)]);
-  }
-}
-
-async function get(gateway: Gateway, path: string, key?: string): Promise<Answer> {
-  const response = await fetch(`${gateway.base}${path}`, {
-    headers: key ? { authorization: `Bearer ${key}` } : {},
-    signal: AbortSignal.timeout(20_000),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, json: JSON.parse(text) };
+async function get(gateway: GatewayProcess, path: string, key?: string): Promise<Answer> {
+  const answer = await request(gateway, path, { ...(key ? { key } : {}) });
+  if (answer.json === undefined) throw new Error(`${gateway.name}: not JSON: ${answer.text}`);
+  return answer;
 }
 
 /** Waits for the next minute when the current one ends within `margin` ms. */
@@ -145,15 +71,16 @@ beforeAll(async () => {
   ids.push(...Object.values(created).map((c) => c.id));
   await forgetCounters();
 
-  const [portA, portB, portC, closed] = (await freePorts(4)) as [number, number, number, number];
-  a = start("gateway A", portA, { REDIS_URL });
-  b = start("gateway B", portB, { REDIS_URL });
-  alone = start("gateway C (no Redis)", portC, { REDIS_URL: `redis://127.0.0.1:${closed}`, LOG_LEVEL: "warn" });
+  const [closed] = (await freePorts(1)) as [number];
+  const env = { DATABASE_URL: db.url };
+  a = await startGateway("gateway A", { ...env, REDIS_URL });
+  b = await startGateway("gateway B", { ...env, REDIS_URL });
+  alone = await startGateway("gateway C (no Redis)", { ...env, REDIS_URL: `redis://127.0.0.1:${closed}`, LOG_LEVEL: "warn" });
   await Promise.all([waitReady(a), waitReady(b), waitReady(alone)]);
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(gateways.map(stop));
+  await stopAllGateways();
   if (redis) {
     await forgetCounters().catch(() => undefined);
     await redis.quit().catch(() => redis.disconnect());

@@ -82,7 +82,7 @@ describe("rest/openapi.json", () => {
         Object.entries(route.pathParams).map(([name, kind]) => [name, kind === "integer" ? "integer" : "string"]),
       );
       const statuses = Object.keys(op.responses);
-      const expected = ["200", ...(query.length ? ["400"] : []), "401", ...(path.length ? ["404"] : []), "405", "429", "500"];
+      const expected = ["200", ...(query.length ? ["400"] : []), "401", ...(path.length ? ["404"] : []), "405", "429", "500", "503"];
       expect(statuses, route.path).toEqual(expected);
       const envelope = resolvePointer(doc, op.responses["200"].content["application/json"].schema.$ref) as Json;
       const keys = { object: ["success", "data"], list: ["success", "items", "total"], paged: ["success", "items", "page", "page_size", "total"] };

@@ -107,12 +107,19 @@ describe("a private PostgreSQL", () => {
     expect(server.pid).not.toBe(before);
     expect(await sql(server.url, "SELECT n FROM kept")).toEqual([{ n: 42 }]);
 
-    // Frozen: the port still accepts, nothing answers, nothing is refused.
+    // Frozen: the port still accepts, nothing answers, nothing is refused,
+    // on a new connection or on one opened before (its backend is frozen too).
+    const open = new pg.Client({ connectionString: server.url, query_timeout: 700 });
+    open.on("error", () => undefined);
+    await open.connect();
+    expect((await open.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
     server.freeze();
     const frozenAt = Date.now();
     await expect(sql(server.url, "SELECT 1", 700)).rejects.toThrow(/timeout/i);
-    expect(Date.now() - frozenAt).toBeGreaterThanOrEqual(600);
+    await expect(open.query("SELECT 1")).rejects.toThrow(/timeout/i);
+    expect(Date.now() - frozenAt).toBeGreaterThanOrEqual(1_200);
     server.thaw();
+    await open.end().catch(() => undefined);
     expect(await sql(server.url, "SELECT n FROM kept")).toEqual([{ n: 42 }]);
   });
 

@@ -56,7 +56,7 @@ export interface PrivateServer {
   start(): Promise<void>;
   /** `stop` then `start`. */
   restart(): Promise<void>;
-  /** Suspends the whole process group (SIGSTOP): connections hang, nothing is refused. */
+  /** Suspends the server and all its processes (SIGSTOP): connections hang, nothing is refused. */
   freeze(): void;
   /** Resumes a frozen server (SIGCONT). */
   thaw(): void;
@@ -278,7 +278,7 @@ class ServerProcess implements PrivateServer {
   async stop(): Promise<void> {
     const child = this.child;
     if (!child || !this.running) return;
-    this.signalGroup("SIGCONT");
+    this.thaw();
     child.kill(this.spec.stopSignal);
     const clean = await settlesWithin(this.exited, 10_000);
     // Whatever is left of the group (or a server that would not stop) goes now.
@@ -292,11 +292,37 @@ class ServerProcess implements PrivateServer {
   }
 
   freeze(): void {
-    this.signalGroup("SIGSTOP");
+    // The server first (it starts no one new then), then its children.
+    for (const pid of this.tree()) signal(pid, "SIGSTOP");
   }
 
   thaw(): void {
-    this.signalGroup("SIGCONT");
+    for (const pid of this.tree().reverse()) signal(pid, "SIGCONT");
+  }
+
+  /**
+   * The server's process and its descendants, parents first. PostgreSQL's
+   * backends each call setsid(), so its process group is the postmaster alone.
+   */
+  private tree(): number[] {
+    const root = this.child?.pid;
+    if (root === undefined) return [];
+    const parents = new Map<number, number>();
+    for (const name of existsSync("/proc") ? readdirSync("/proc") : []) {
+      if (!/^\d+$/.test(name)) continue;
+      try {
+        // pid (comm) state ppid ...; comm may hold spaces and parentheses.
+        const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+        parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+      } catch {
+        // gone meanwhile
+      }
+    }
+    const found = [root];
+    for (let i = 0; i < found.length; i++) {
+      for (const [pid, parent] of parents) if (parent === found[i]) found.push(pid);
+    }
+    return found;
   }
 
   async destroy(): Promise<void> {
@@ -310,13 +336,17 @@ class ServerProcess implements PrivateServer {
     tellReaper({ id: this.id, done: true });
   }
 
-  private signalGroup(signal: NodeJS.Signals): void {
-    if (this.child?.pid === undefined) return;
-    try {
-      process.kill(-this.child.pid, signal);
-    } catch {
-      // the group is gone
-    }
+  private signalGroup(name: NodeJS.Signals): void {
+    if (this.child?.pid !== undefined) signal(-this.child.pid, name);
+  }
+}
+
+/** Sends a signal to a process (or, negative, a group) that may be gone already. */
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // gone
   }
 }
 

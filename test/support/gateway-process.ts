@@ -1,0 +1,128 @@
+/**
+ * The gateway as operators run it: `npm start`'s entry (`src/main.ts`) in a
+ * child process of its own, on a free port, for the tests in which the
+ * process itself is under test (several processes sharing limits, a process
+ * that must outlive its database).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { freePorts } from "./servers.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const TSX = join(ROOT, "node_modules", ".bin", "tsx");
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface GatewayProcess {
+  name: string;
+  child: ChildProcess;
+  base: string;
+  /** Standard output and error so far. */
+  output(): string;
+  /** Whether the process is still running. */
+  readonly alive: boolean;
+  /** Resolves with the exit code when the process ends. */
+  exited: Promise<number | null>;
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+  /** Milliseconds from sending to the whole body. */
+  ms: number;
+}
+
+const running: GatewayProcess[] = [];
+
+/** Starts `src/main.ts` with `env` (on `port`, or a free one); `LOG_LEVEL` is silent unless given. */
+export async function startGateway(name: string, env: Record<string, string>, port?: number): Promise<GatewayProcess> {
+  const listen = port ?? (await freePorts(1))[0]!;
+  const child = spawn(TSX, ["src/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, HOST: "127.0.0.1", PORT: String(listen), LOG_LEVEL: "silent", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true, // its own process group: tsx's node child goes with it
+  });
+  let output = "";
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const gateway: GatewayProcess = {
+    name,
+    child,
+    base: `http://127.0.0.1:${listen}`,
+    output: () => output,
+    get alive() {
+      return child.exitCode === null && child.signalCode === null;
+    },
+    exited,
+  };
+  running.push(gateway);
+  return gateway;
+}
+
+/** Waits until `/readyz` answers 200; fails early, with its output, if the process ends. */
+export async function waitReady(gateway: GatewayProcess, within = 90_000): Promise<void> {
+  const deadline = Date.now() + within;
+  while (Date.now() < deadline) {
+    if (!gateway.alive) throw new Error(`${gateway.name} exited before it was ready:\n${gateway.output()}`);
+    try {
+      const response = await fetch(`${gateway.base}/readyz`, { signal: AbortSignal.timeout(2_000) });
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(200);
+  }
+  throw new Error(`${gateway.name} not ready within ${within} ms:\n${gateway.output()}`);
+}
+
+/** SIGTERM to the process group, SIGKILL after 5 s. */
+export async function stopGateway(gateway: GatewayProcess): Promise<void> {
+  if (!gateway.alive) return;
+  const group = -gateway.child.pid!;
+  try {
+    process.kill(group, "SIGTERM");
+  } catch {
+    return;
+  }
+  const done = await Promise.race([gateway.exited.then(() => true), sleep(5_000).then(() => false)]);
+  if (!done) {
+    try {
+      process.kill(group, "SIGKILL");
+    } catch {
+      // already gone
+    }
+    await Promise.race([gateway.exited, sleep(2_000)]);
+  }
+}
+
+/** Stops every gateway this process started. */
+export async function stopAllGateways(): Promise<void> {
+  await Promise.all(running.splice(0).map(stopGateway));
+}
+
+/** One request; the body parsed as JSON where it is JSON. */
+export async function request(
+  gateway: GatewayProcess,
+  path: string,
+  init: { key?: string; method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number } = {},
+): Promise<Answer> {
+  const started = performance.now();
+  const response = await fetch(`${gateway.base}${path}`, {
+    method: init.method ?? "GET",
+    headers: { ...(init.key ? { authorization: `Bearer ${init.key}` } : {}), ...init.headers },
+    ...(init.body !== undefined ? { body: init.body } : {}),
+    signal: AbortSignal.timeout(init.timeoutMs ?? 20_000),
+  });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json, ms: performance.now() - started };
+}

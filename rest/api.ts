@@ -7,6 +7,7 @@
 import { type DocumentNode, execute, type GraphQLSchema } from "graphql";
 import type { Context } from "../src/context.js";
 import { isUnavailable, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE, withDeadline } from "../src/db/availability.js";
+import { textProblem } from "../src/input-limits.js";
 import { type Body, envelope, failure } from "./envelope.js";
 import { loadOperations } from "./operations.js";
 import { readParams } from "./params.js";
@@ -108,6 +109,8 @@ export class RestApi {
         if (!/^\d{1,10}$/.test(raw) || Number(raw) > 2_147_483_647) return { status: 404, body: failure(`${name} ${raw} not found`) };
         values[name] = Number(raw);
       } else {
+        const problem = textProblem(raw);
+        if (problem) return { status: 400, body: failure(`${name} ${problem}`) };
         values[name] = raw;
       }
     }

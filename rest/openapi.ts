@@ -12,6 +12,7 @@
  * the REST tests matches it.
  */
 import { UNAVAILABLE_MESSAGE } from "../src/db/availability.js";
+import { MAX_TEXT_LENGTH } from "../src/input-limits.js";
 import { type Route, ROUTES } from "./routes.js";
 
 export { OPENAPI_FILE } from "./plugin.js";
@@ -289,7 +290,8 @@ function operation(route: Route, resource: string, envelopeName: string): Json {
     in: "path",
     required: true,
     description: PATH_PARAMS[name] ?? `The ${name}.`,
-    schema: kind === "integer" ? { type: "integer", minimum: 0, maximum: INT_MAX } : { type: "string", minLength: 1 },
+    schema:
+      kind === "integer" ? { type: "integer", minimum: 0, maximum: INT_MAX } : { type: "string", minLength: 1, maxLength: MAX_TEXT_LENGTH },
   }));
   const queryParams = Object.entries(route.query).map(([name, rule]) => ({
     name,
@@ -305,7 +307,8 @@ function operation(route: Route, resource: string, envelopeName: string): Json {
       content: json(ref(envelopeName)),
     },
   };
-  if (queryParams.length > 0) responses["400"] = responseRef("BadRequest");
+  // Query parameters have values to reject; so have text path parameters (control characters, length).
+  if (queryParams.length > 0 || Object.values(route.pathParams).includes("string")) responses["400"] = responseRef("BadRequest");
   responses["401"] = responseRef("Unauthorized");
   if (pathParams.length > 0) responses["404"] = responseRef("NotFound");
   responses["405"] = responseRef("MethodNotAllowed");

@@ -4,6 +4,8 @@
  * 400 message that names the parameter and what is allowed (CONTRACT §2).
  */
 
+import { MAX_TEXT_LENGTH, textProblem } from "../src/input-limits.js";
+
 export type ParamResult<T> = { ok: true; value: T } | { ok: false; message: string };
 
 export interface ParamRule<T> {
@@ -17,12 +19,15 @@ export interface ParamRule<T> {
 
 const INT_PATTERN = /^[+-]?\d+$/;
 
-/** An optional free-text parameter. */
+/** An optional free-text parameter: no control characters, at most MAX_TEXT_LENGTH characters. */
 export function text(description: string): ParamRule<string | undefined> {
   return {
     description,
-    schema: { type: "string" },
-    parse: (_name, raw) => ({ ok: true, value: raw }),
+    schema: { type: "string", maxLength: MAX_TEXT_LENGTH },
+    parse(name, raw) {
+      const problem = raw === undefined ? undefined : textProblem(raw);
+      return problem ? { ok: false, message: `${name} ${problem}` } : { ok: true, value: raw };
+    },
   };
 }
 

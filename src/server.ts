@@ -11,6 +11,7 @@ import type { Database } from "./db/driver.js";
 import { type ApiKeyOptions, useApiKeys } from "./plugins/api-keys.js";
 import { maskUnavailable, useExecutionDeadline } from "./plugins/availability.js";
 import { useHealth } from "./plugins/health.js";
+import { useInputLimits } from "./plugins/input-limits.js";
 import { useMcp } from "./plugins/mcp.js";
 import { usePaths } from "./plugins/paths.js";
 import { useQueryLimits } from "./plugins/query-limits.js";
@@ -74,6 +75,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       }),
       useMcp({ api, context, ...(options.log ? { log: options.log } : {}) }),
       ...useQueryLimits(),
+      useInputLimits(),
       useExecutionDeadline({ ms: requestTimeoutMs }),
     ],
   });

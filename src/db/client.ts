@@ -22,6 +22,12 @@ export interface ReadClientOptions {
   onQuery?: (event: QueryEvent) => void;
 }
 
+/** The operations Prisma batches across callers, and what runs instead. */
+const UNBATCHED: Partial<Record<string, "findFirst" | "findFirstOrThrow">> = {
+  findUnique: "findFirst",
+  findUniqueOrThrow: "findFirstOrThrow",
+};
+
 /** The guarded, read-only client. */
 export function createReadClient(db: Database, options: ReadClientOptions = {}) {
   const base = new PrismaClient({
@@ -38,7 +44,18 @@ export function createReadClient(db: Database, options: ReadClientOptions = {}) 
     query: {
       $allModels: {
         $allOperations({ model, operation, args, query }) {
-          return query(guardArgs(model, operation, args) as typeof args);
+          const guarded = guardArgs(model, operation, args) as typeof args;
+          // Prisma merges the findUnique calls of one tick into one query, across
+          // requests: one request's bad value would fail the others' lookups. A
+          // findFirst is never merged (each request batches its own with DataLoader).
+          const unbatched = UNBATCHED[operation];
+          if (unbatched) {
+            const delegate = (base as unknown as Record<string, Record<string, (a: unknown) => Promise<unknown>>>)[
+              model.charAt(0).toLowerCase() + model.slice(1)
+            ]!;
+            return delegate[unbatched]!(guarded);
+          }
+          return query(guarded);
         },
       },
     },

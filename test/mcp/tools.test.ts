@@ -57,6 +57,11 @@ const FAILURES: { tool: string; args: Record<string, unknown>; path: string }[] 
   { tool: "get_course_stats", args: { group_by: "month" }, path: "/api/v1/course_stats?group_by=month" },
   { tool: "get_school_environment_history", args: { school_ref: "ntu", days: 91 }, path: "/api/v1/environment/schools/ntu/history?days=91" },
   { tool: "get_school_environment", args: { school_ref: "nowhere" }, path: "/api/v1/environment/schools/nowhere" },
+  // Bad text never reaches the database (issue 8, finding 5): the same 400 as REST.
+  { tool: "list_courses", args: { q: "a\u0000b" }, path: "/api/v1/courses?q=a%00b" },
+  { tool: "list_hub_packs", args: { q: "x".repeat(201) }, path: `/api/v1/hub/packs?q=${"x".repeat(201)}` },
+  { tool: "get_school_environment", args: { school_ref: "\u0000" }, path: "/api/v1/environment/schools/%00" },
+  { tool: "get_hub_pack", args: { pack_id: "p".repeat(201) }, path: `/api/v1/hub/packs/${"p".repeat(201)}` },
 ];
 
 describe("MCP tools", () => {

@@ -82,7 +82,8 @@ describe("rest/openapi.json", () => {
         Object.entries(route.pathParams).map(([name, kind]) => [name, kind === "integer" ? "integer" : "string"]),
       );
       const statuses = Object.keys(op.responses);
-      const expected = ["200", ...(query.length ? ["400"] : []), "401", ...(path.length ? ["404"] : []), "405", "429", "500", "503"];
+      const textPath = Object.values(route.pathParams).includes("string");
+      const expected = ["200", ...(query.length || textPath ? ["400"] : []), "401", ...(path.length ? ["404"] : []), "405", "429", "500", "503"];
       expect(statuses, route.path).toEqual(expected);
       const envelope = resolvePointer(doc, op.responses["200"].content["application/json"].schema.$ref) as Json;
       const keys = { object: ["success", "data"], list: ["success", "items", "total"], paged: ["success", "items", "page", "page_size", "total"] };
@@ -197,7 +198,7 @@ describe("rest/openapi.json", () => {
   it("parameter rules carry their OpenAPI schema", () => {
     expect(integer("d", { min: 1, max: 100, default: 20 }).schema).toEqual({ type: "integer", minimum: 1, maximum: 100, default: 20 });
     expect(oneOf("d", ["a", "b"], "a").schema).toEqual({ type: "string", enum: ["a", "b"], default: "a" });
-    expect(text("d").schema).toEqual({ type: "string" });
+    expect(text("d").schema).toEqual({ type: "string", maxLength: 200 });
   });
 });
 

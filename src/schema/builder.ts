@@ -4,7 +4,7 @@
  */
 import SchemaBuilder from "@pothos/core";
 import PrismaPlugin from "@pothos/plugin-prisma";
-import RelayPlugin from "@pothos/plugin-relay";
+import RelayPlugin, { resolveNodes } from "@pothos/plugin-relay";
 import type { Context } from "../context.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { GuardedPrismaTypes } from "./prisma-types.js";
@@ -20,7 +20,7 @@ async function notFoundAsNull<T>(lookup: T | Promise<T>): Promise<T | null> {
   }
 }
 
-export const builder = new SchemaBuilder<{
+interface Types {
   Context: Context;
   PrismaTypes: GuardedPrismaTypes;
   DefaultFieldNullability: false;
@@ -28,7 +28,10 @@ export const builder = new SchemaBuilder<{
     Date: { Input: string; Output: Date | string };
     DateTime: { Input: Date; Output: Date | string };
   };
-}>({
+}
+
+// Typed ahead, because the `nodes` resolver below refers to the builder itself.
+export const builder: PothosSchemaTypes.SchemaBuilder<PothosSchemaTypes.ExtendDefaultTypes<Types>> = new SchemaBuilder<Types>({
   plugins: [PrismaPlugin, RelayPlugin],
   defaultFieldNullability: false,
   prisma: {
@@ -51,9 +54,13 @@ export const builder = new SchemaBuilder<{
     },
     nodesQueryOptions: {
       description: "Fetches several objects by their global IDs, in order; null for each that does not exist or is not public.",
-      args: { ids: { description: "Global IDs, as returned in `id` fields." } },
-      resolve: (_root, args, _ctx, _info, resolveNodes) =>
-        args.ids.map((id) => notFoundAsNull(resolveNodes([id]).then((nodes) => nodes[0]))),
+      args: { ids: { description: "Global IDs, as returned in `id` fields; at most 100." } },
+      // Pothos's own `resolveNodes` argument ignores the ids it is given and loads
+      // all of `args.ids` (one id each time gave the first object n times, in n²
+      // loads). Load each id on its own: one missing or private id is one null.
+      // At most 100 ids (src/input-limits.ts), so at most 100 loads.
+      resolve: (_root, args, ctx, info) =>
+        args.ids.map((id) => notFoundAsNull(resolveNodes(builder, ctx, info, [id]).then((nodes) => nodes[0] ?? null))),
     },
     idFieldOptions: { description: "Global ID of the object." },
     defaultConnectionTypeOptions: { description: "A page of a list, with the list's total size." },

@@ -83,28 +83,42 @@ export class RestApi {
     return undefined;
   }
 
-  /**
-   * Answers one call: 400 for a bad parameter, 404 for a missing resource,
-   * 503 when the database cannot answer in time, 500 (`internal error`) for
-   * anything else; the cause of a 503 or 500 is passed to `onError`.
-   */
+  /** Answers an HTTP request matched to a route: its path segments are still percent-encoded. */
   async call(
     match: RouteMatch,
     query: URLSearchParams,
     context: Context,
     onError?: (error: unknown) => void,
   ): Promise<Answer> {
-    const { route } = match;
-    const params = readParams(route.query, query);
-    if (!params.ok) return { status: 400, body: failure(params.message) };
-    const values: Record<string, unknown> = { ...params.value };
+    const path: Record<string, string> = {};
     for (const [name, encoded] of Object.entries(match.segments)) {
-      let raw: string;
       try {
-        raw = decodeURIComponent(encoded);
+        path[name] = decodeURIComponent(encoded);
       } catch {
         return { status: 404, body: failure(`${name} not found`) };
       }
+    }
+    return this.answer(match.route, path, query, context, onError);
+  }
+
+  /**
+   * Answers one call given its path values (decoded) and query string: 400 for
+   * a bad parameter, 404 for a missing resource, 503 when the database cannot
+   * answer in time, 500 (`internal error`) for anything else; the cause of a
+   * 503 or 500 is passed to `onError`. MCP tools call this directly.
+   */
+  async answer(
+    route: Route,
+    path: Record<string, string>,
+    query: URLSearchParams,
+    context: Context,
+    onError?: (error: unknown) => void,
+  ): Promise<Answer> {
+    const params = readParams(route.query, query);
+    if (!params.ok) return { status: 400, body: failure(params.message) };
+    const values: Record<string, unknown> = { ...params.value };
+    for (const name of Object.keys(route.pathParams)) {
+      const raw = path[name] ?? "";
       if (route.pathParams[name] === "integer") {
         if (!/^\d{1,10}$/.test(raw) || Number(raw) > 2_147_483_647) return { status: 404, body: failure(`${name} ${raw} not found`) };
         values[name] = Number(raw);
@@ -130,7 +144,7 @@ export class RestApi {
       if (result.errors?.length) throw new AggregateError(result.errors, `operation ${route.operation} failed`);
       const body = envelope(route.envelope, (result.data as { result?: unknown } | null | undefined)?.result);
       if (body) return { status: 200, body };
-      const what = Object.keys(match.segments).map((n) => `${n} ${String(values[n])}`).join(", ");
+      const what = Object.keys(route.pathParams).map((n) => `${n} ${String(values[n])}`).join(", ");
       return { status: 404, body: failure(`${what || "resource"} not found`) };
     } catch (error) {
       onError?.(error);

@@ -4,7 +4,6 @@
  * on the embedded one, create a development key and print it once), then
  * serve the gateway.
  */
-import { createServer } from "node:http";
 import { Readable } from "node:stream";
 import { loadConfig } from "./config.js";
 import { createReadClient } from "./db/client.js";
@@ -16,6 +15,7 @@ import { KeyStore } from "./keys/store.js";
 import { RateLimits } from "./limits/rate-limits.js";
 import { connectRedis } from "./limits/redis.js";
 import { createLogger } from "./logger.js";
+import { createHttpServer } from "./http.js";
 import { createGateway } from "./server.js";
 
 const config = loadConfig();
@@ -54,7 +54,7 @@ const gateway = createGateway({
   requestTimeoutMs: config.requestTimeoutMs,
   log,
 });
-const server = createServer(gateway);
+const server = createHttpServer(gateway);
 server.listen(config.port, config.host, () => {
   console.log(`GraphiQL:  ${base}/graphql`);
   console.log(`REST root: ${base}/api/v1`);

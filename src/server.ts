@@ -10,6 +10,7 @@ import type { ReadClient } from "./db/client.js";
 import type { Database } from "./db/driver.js";
 import { type ApiKeyOptions, useApiKeys } from "./plugins/api-keys.js";
 import { maskUnavailable, useExecutionDeadline } from "./plugins/availability.js";
+import { useErrorShapes } from "./plugins/error-shapes.js";
 import { useHealth } from "./plugins/health.js";
 import { useInputLimits } from "./plugins/input-limits.js";
 import { useMcp } from "./plugins/mcp.js";
@@ -64,6 +65,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     ...(options.log ? { logging: options.log } : {}),
     plugins: [
       usePaths(),
+      useErrorShapes(),
       useHealth({ db: options.db }),
       ...(guard ? [guard.plugin] : []),
       useRestApi({

@@ -11,10 +11,8 @@ import type { KeyStore } from "../keys/store.js";
 import { bearerKey } from "../keys/secret.js";
 import { limitHeaders } from "../limits/headers.js";
 import type { RateLimits } from "../limits/rate-limits.js";
+import { refusalBody, type Surface } from "./error-shapes.js";
 import { ownerOf } from "./paths.js";
-
-/** Which surface a request came through; it decides the error shape. */
-export type Surface = "rest" | "graphql" | "mcp";
 
 export interface ApiKeyOptions {
   /** Verifies presented keys. */
@@ -37,17 +35,6 @@ const REALM = 'Bearer realm="public-data-api"';
 /** JSON-RPC error codes of refusals on `/mcp` (server-defined range, and internal error). */
 const MCP_CODES: Record<string, number> = { UNAUTHENTICATED: -32001, RATE_LIMITED: -32001, SERVICE_UNAVAILABLE: -32000 };
 
-function errorBody(surface: Surface, message: string, code: string): string {
-  switch (surface) {
-    case "rest":
-      return JSON.stringify({ success: false, error: message });
-    case "graphql":
-      return JSON.stringify({ errors: [{ message, extensions: { code } }] });
-    case "mcp":
-      return JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: MCP_CODES[code] ?? -32603, message } });
-  }
-}
-
 const isGraphiQLPage = (request: Request, url: URL) =>
   request.method === "GET" && !url.searchParams.has("query") && (request.headers.get("accept") ?? "").includes("text/html");
 
@@ -56,7 +43,7 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
 
   async function authorize(request: Request, surface: Surface): Promise<Response | undefined> {
     const refuse = (status: number, message: string, code: string, headers: Record<string, string> = {}) =>
-      new Response(errorBody(surface, message, code), {
+      new Response(refusalBody(surface, message, { graphql: code, rpc: MCP_CODES[code] ?? -32603 }), {
         status,
         headers: { "content-type": "application/json; charset=utf-8", ...headers },
       });

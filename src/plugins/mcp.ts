@@ -6,6 +6,7 @@
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
 import type { RestApi } from "../../rest/api.js";
@@ -33,17 +34,60 @@ export function useMcp(options: McpOptions): Plugin {
         instructions:
           "Public data of an online learning platform: universities, public courses, course statistics, papers, conferences, school environment (air quality and weather) and public hub Packs. Each tool mirrors one GET of the v1 REST API and returns its JSON body.",
       });
-      registerTools(server, options.api.routes, (route, path, query) => {
-        const match = { route, segments: Object.fromEntries(Object.entries(path).map(([k, v]) => [k, encodeURIComponent(v)])) };
-        return options.api.call(match, query, context, (error) => options.log?.error({ err: error, tool: route.tool }, "MCP tool failed"));
-      });
+      registerTools(server, options.api.routes, (route, path, query) =>
+        options.api.answer(route, path, query, context, (error) => options.log?.error({ err: error, tool: route.tool }, "MCP tool failed")),
+      );
+      const screened = request.method === "POST" ? await screen(request) : { ok: true as const, body: undefined };
+      if (!screened.ok) return endResponse(screened.response);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {
-        endResponse(await transport.handleRequest(request));
+        endResponse(await transport.handleRequest(request, screened.body === undefined ? undefined : { parsedBody: screened.body }));
       } finally {
         void server.close();
       }
     },
   };
+}
+
+/** Largest MCP message read, in bytes. */
+const MAX_BODY_BYTES = 1 << 20;
+
+const rpcError = (status: number, id: unknown, code: number, message: string) =>
+  new Response(JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error: { code, message } }), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
+
+/**
+ * Reads a POSTed message and refuses, in JSON-RPC, what the SDK would answer
+ * badly: a batch (the MCP specification dropped them in 2025-06-18, and one
+ * batch would count as one request), and a tool call whose params do not fit
+ * the schema (the SDK answers -32603 with a zod dump; this is -32602 with the
+ * problems in words).
+ */
+async function screen(request: Request): Promise<{ ok: true; body: unknown } | { ok: false; response: Response }> {
+  const declared = Number(request.headers.get("content-length") ?? 0);
+  const text = declared > MAX_BODY_BYTES ? "" : await request.text();
+  if (declared > MAX_BODY_BYTES || Buffer.byteLength(text) > MAX_BODY_BYTES) {
+    return { ok: false, response: rpcError(413, null, -32600, `message too large: at most ${MAX_BODY_BYTES} bytes`) };
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { ok: false, response: rpcError(400, null, -32700, "parse error: the body is not JSON") };
+  }
+  if (Array.isArray(body)) {
+    return { ok: false, response: rpcError(400, null, -32600, "JSON-RPC batches are not supported: send one message per request") };
+  }
+  const message = body as { id?: unknown; method?: unknown };
+  if (message?.method === "tools/call") {
+    const parsed = CallToolRequestSchema.safeParse(message);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "message"}: ${issue.message}`);
+      return { ok: false, response: rpcError(200, message.id, -32602, `invalid params: ${problems.join("; ")}`) };
+    }
+  }
+  return { ok: true, body };
 }

@@ -1,11 +1,12 @@
 /**
- * A gateway on a real loopback socket, for the tests in which Node's HTTP
+ * A gateway on a real loopback socket (the server `npm start` runs), for the tests in which Node's HTTP
  * parser is part of what is tested: raw request targets (`fetch` would
  * normalise `%2e%2e` or an absolute-form target before sending), bytes that
  * no client library sends, and many requests at once.
  */
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import { connect } from "node:net";
+import { createHttpServer } from "../../src/http.js";
 import type { Gateway } from "../../src/server.js";
 
 export interface RawAnswer {
@@ -54,7 +55,7 @@ export function parseResponse(bytes: Buffer): RawAnswer {
 }
 
 export async function listen(gateway: Gateway): Promise<ListeningGateway> {
-  const server = createServer(gateway);
+  const server = createHttpServer(gateway);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as { port: number }).port;
   return {

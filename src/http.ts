@@ -1,0 +1,43 @@
+/**
+ * The Node HTTP server around the gateway. Node's own parser refuses some
+ * requests before the gateway sees them (a raw non-ASCII byte in the URL, a
+ * malformed or oversized header, garbage); those refusals are answered here,
+ * in JSON like every other answer, instead of an empty 400.
+ */
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { Socket } from "node:net";
+import { failure } from "../rest/envelope.js";
+
+/** Node's parser error codes, and what the client is told. */
+function refusal(code: string | undefined): { status: number; message: string } {
+  switch (code) {
+    case "HPE_HEADER_OVERFLOW":
+      return { status: 431, message: "request headers too large" };
+    case "HPE_INVALID_URL":
+      return { status: 400, message: "malformed request target: percent-encode every non-ASCII character of the URL" };
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return { status: 408, message: "request not received in time" };
+    default:
+      return { status: 400, message: "malformed HTTP request" };
+  }
+}
+
+const REASONS: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" };
+
+/** A server answering with `handler`, its parser's refusals in JSON. */
+export function createHttpServer(handler: RequestListener): Server {
+  const server = createServer(handler);
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (error.code === "ECONNRESET" || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const { status, message } = refusal(error.code);
+    const body = JSON.stringify(failure(message));
+    socket.end(
+      `HTTP/1.1 ${status} ${REASONS[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
+  return server;
+}

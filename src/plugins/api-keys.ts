@@ -6,6 +6,7 @@
  * the limit headers.
  */
 import type { Plugin } from "graphql-yoga";
+import { RateLimiterMemory } from "rate-limiter-flexible";
 import { isUnavailable, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE } from "../db/availability.js";
 import type { KeyStore } from "../keys/store.js";
 import { bearerKey } from "../keys/secret.js";
@@ -21,6 +22,12 @@ export interface ApiKeyOptions {
   limits: Pick<RateLimits, "take">;
   /** Told why a key could not be checked (the database did not answer, or a bug). */
   onError?: (error: unknown) => void;
+  /**
+   * Failed key checks (a malformed, unknown or revoked key) one client address
+   * may make per minute; past it, its keys are refused with 429 before any
+   * lookup, so guessing keys costs the database nothing. Per process. Default 30.
+   */
+  failedChecksPerMinute?: number;
 }
 
 export interface ApiKeyGuard {
@@ -40,6 +47,10 @@ const isGraphiQLPage = (request: Request, url: URL) =>
 
 export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
   const granted = new WeakMap<Request, Record<string, string>>();
+  /** The peer address of each request that came over a socket. */
+  const addresses = new WeakMap<Request, string>();
+  const allowedFailures = options.failedChecksPerMinute ?? 30;
+  const failures = new RateLimiterMemory({ keyPrefix: "key-check-failures", points: allowedFailures, duration: 60 });
 
   async function authorize(request: Request, surface: Surface): Promise<Response | undefined> {
     const refuse = (status: number, message: string, code: string, headers: Record<string, string> = {}) =>
@@ -48,18 +59,32 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
         headers: { "content-type": "application/json; charset=utf-8", ...headers },
       });
     const presented = bearerKey(request.headers.get("authorization"));
+    if ("problem" in presented && presented.problem === "missing") {
+      return refuse(401, "an API key is required: send Authorization: Bearer <API_KEY>", "UNAUTHENTICATED", { "www-authenticate": REALM });
+    }
+    const address = addresses.get(request);
+    const failed = address ? await failures.get(address) : null;
+    if (failed && failed.consumedPoints >= allowedFailures) {
+      const retry = Math.max(1, Math.ceil(failed.msBeforeNext / 1000));
+      return refuse(429, `too many failed API key checks from this address; retry in ${retry} s`, "RATE_LIMITED", {
+        "retry-after": String(retry),
+      });
+    }
+    const fail = async () => {
+      if (address) await failures.penalty(address, 1);
+    };
     if ("problem" in presented) {
-      return presented.problem === "missing"
-        ? refuse(401, "an API key is required: send Authorization: Bearer <API_KEY>", "UNAUTHENTICATED", { "www-authenticate": REALM })
-        : refuse(401, "malformed Authorization header: expected Bearer <API_KEY>", "UNAUTHENTICATED", {
-            "www-authenticate": `${REALM}, error="invalid_request"`,
-          });
+      await fail();
+      return refuse(401, "malformed Authorization header: expected Bearer <API_KEY>", "UNAUTHENTICATED", {
+        "www-authenticate": `${REALM}, error="invalid_request"`,
+      });
     }
     let key: Awaited<ReturnType<ApiKeyOptions["keys"]["verify"]>>;
     let decision: Awaited<ReturnType<ApiKeyOptions["limits"]["take"]>>;
     try {
       key = await options.keys.verify(presented.key);
       if (!key) {
+        await fail();
         return refuse(401, "invalid or revoked API key", "UNAUTHENTICATED", { "www-authenticate": `${REALM}, error="invalid_token"` });
       }
       decision = await options.limits.take(key.id, key);
@@ -84,7 +109,9 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
   }
 
   const plugin: Plugin = {
-    async onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, endResponse, serverContext }) {
+      const address = (serverContext as { req?: { socket?: { remoteAddress?: string } } }).req?.socket?.remoteAddress;
+      if (address) addresses.set(request, address);
       // REST routes call `authorize` themselves, after routing.
       const owner = ownerOf(url.pathname);
       const surface = owner === "graphql" || owner === "mcp" ? owner : undefined;

@@ -18,6 +18,14 @@ const ConfigSchema = z.object({
   DB_STATEMENT_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(600_000).default(3_000)),
   DB_ACQUIRE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(600_000).default(2_000)),
   REQUEST_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(600_000).default(5_000)),
+  CORS_ORIGINS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .transform((list) => list.split(",").map((o) => o.trim()).filter(Boolean))
+      .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, "each origin is scheme://host[:port], like https://app.example.org")))
+      .optional(),
+  ),
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -43,6 +51,8 @@ export interface Config {
   timeouts: { statementMs: number; acquireMs: number };
   /** Longest one request's execution may take before a 503. */
   requestTimeoutMs: number;
+  /** Origins whose pages may read answers and call `/mcp`; undefined: any origin may read. */
+  corsOrigins: string[] | undefined;
   /** pino log level. */
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 }
@@ -65,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     perDay: c.RATE_LIMIT_PER_DAY,
     timeouts: { statementMs: c.DB_STATEMENT_TIMEOUT_MS, acquireMs: c.DB_ACQUIRE_TIMEOUT_MS },
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
+    corsOrigins: c.CORS_ORIGINS,
     logLevel: c.LOG_LEVEL,
   };
 }

@@ -35,7 +35,7 @@ export function createHttpServer(handler: RequestListener): Server {
     const { status, message } = refusal(error.code);
     const body = JSON.stringify(failure(message));
     socket.end(
-      `HTTP/1.1 ${status} ${REASONS[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `HTTP/1.1 ${status} ${REASONS[status]}\r\ncontent-type: application/json; charset=utf-8\r\nx-content-type-options: nosniff\r\n` +
         `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   });

@@ -13,7 +13,8 @@ import { maskUnavailable, useExecutionDeadline } from "./plugins/availability.js
 import { useErrorShapes } from "./plugins/error-shapes.js";
 import { useHealth } from "./plugins/health.js";
 import { useInputLimits } from "./plugins/input-limits.js";
-import { useMcp } from "./plugins/mcp.js";
+import { useCors, useSecurityHeaders } from "./plugins/cors.js";
+import { useMcp, useMcpOrigins } from "./plugins/mcp.js";
 import { usePaths } from "./plugins/paths.js";
 import { useQueryLimits } from "./plugins/query-limits.js";
 import { RestApi } from "../rest/api.js";
@@ -41,6 +42,10 @@ export interface GatewayOptions {
    * included) before it is answered 503. Default 5,000 ms.
    */
   requestTimeoutMs?: number;
+  /** Origins whose pages may read answers and call `/mcp`; unset: any may read, only same-origin pages call `/mcp`. */
+  corsOrigins?: readonly string[];
+  /** The service listens on loopback only (then `/mcp` also checks `Host`, against DNS rebinding). */
+  loopback?: boolean;
 }
 
 export type Gateway = YogaServerInstance<Record<string, unknown>, Context>;
@@ -54,6 +59,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   return createYoga<Record<string, unknown>, Context>({
     schema,
     graphqlEndpoint: "/graphql",
+    cors: false, // useCors below: no credentials, and OPTIONS as CONTRACT §1 says
     landingPage: false,
     graphiql: {
       title: "Public Data API — GraphQL",
@@ -66,6 +72,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     plugins: [
       usePaths(),
       useErrorShapes(),
+      useSecurityHeaders(),
+      useCors({ origins: options.corsOrigins }),
+      useMcpOrigins({ origins: options.corsOrigins, loopback: options.loopback }),
       useHealth({ db: options.db }),
       ...(guard ? [guard.plugin] : []),
       useRestApi({

@@ -41,7 +41,7 @@ export function refusalBody(surface: Surface, message: string, codes: { graphql:
 }
 
 /** The body of an error status that came without one, on `pathname`'s surface. */
-function statusBody(pathname: string, status: number): string {
+export function statusBody(pathname: string, status: number): string {
   const owner = ownerOf(pathname);
   const surface: Surface = owner === "graphql" || owner === "mcp" ? owner : "rest";
   const message = MESSAGES[status] ?? (STATUS_CODES[status] ?? "error").toLowerCase();

@@ -24,6 +24,49 @@ export interface McpOptions {
   log?: Pick<Logger, "error">;
 }
 
+export interface McpOriginOptions {
+  /** Origins whose pages may call `/mcp` besides the service's own (CORS_ORIGINS). */
+  origins?: readonly string[] | undefined;
+  /**
+   * The service listens on loopback only: then the `Host` of a request must
+   * name loopback too, or it came through a rebound DNS name.
+   */
+  loopback?: boolean | undefined;
+}
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * `useMcpOrigins`: DNS-rebinding protection for `/mcp`, as the MCP
+ * specification requires: a foreign `Origin` (or, on a loopback-only
+ * service, a foreign `Host`) is refused with 403 before anything else.
+ */
+export function useMcpOrigins(options: McpOriginOptions = {}): Plugin {
+  const listed = new Set(options.origins ?? []);
+  const forbidden = (message: string) =>
+    new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message } }), {
+      status: 403,
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
+  return {
+    onRequest({ request, url, endResponse }) {
+      if (url.pathname !== "/mcp") return;
+      if (options.loopback && !LOOPBACK.has(url.hostname)) return endResponse(forbidden(`forbidden host: ${url.host}`));
+      const origin = request.headers.get("origin");
+      if (origin === null || listed.has(origin)) return;
+      let from: URL | undefined;
+      try {
+        from = new URL(origin);
+      } catch {
+        // "null" or garbage: foreign
+      }
+      const same = from !== undefined && from.host === url.host;
+      const local = from !== undefined && options.loopback === true && LOOPBACK.has(from.hostname);
+      if (!same && !local) endResponse(forbidden(`forbidden origin: ${origin}`));
+    },
+  };
+}
+
 export function useMcp(options: McpOptions): Plugin {
   const info = options.info ?? { name: "public-data-api", version: "1.0.0" };
   return {

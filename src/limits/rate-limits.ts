@@ -7,6 +7,12 @@
  * counter that goes over its limit is given its point back (and so is the
  * minute counter when the day refuses), so a refused request uses no quota
  * and a burst admits exactly the limit.
+ *
+ * While Redis is away each process counts alone, in memory, and remembers
+ * what it counted ("unshared" points). When Redis answers again, a key's next
+ * request adds those points to the shared counter, so a Redis that comes
+ * back (even empty) hands out no fresh budget: over the outage's windows a
+ * key can get at most its limit per process, never more after the return.
  */
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
 import { type WindowName, WINDOW_MS, windowAt } from "./windows.js";
@@ -51,6 +57,8 @@ export class RateLimits {
   private readonly limiters: Record<WindowName, RateLimiterAbstract>;
   private readonly now: () => number;
   private warned = false;
+  /** Points counted in memory while Redis was away, by window and counter, not yet added to Redis. */
+  private readonly unshared = new Map<string, number>();
 
   constructor(private readonly options: RateLimitsOptions) {
     this.now = options.now ?? Date.now;
@@ -80,11 +88,11 @@ export class RateLimits {
     for (const name of ["minute", "day"] as const) {
       const { index, resetsAt } = windowAt(name, now);
       const counter = `${keyId}:${index}`;
-      const result = await this.limiters[name].consume(counter, 1);
+      const result = await this.count(name, counter);
       taken.push({ name, counter });
       const used = result.consumedPoints;
       if (used > limits[name]) {
-        await Promise.all(taken.map((t) => this.limiters[t.name].reward(t.counter, 1)));
+        await Promise.all(taken.map((t) => this.giveBack(t.name, t.counter)));
         const states = [
           // The earlier windows were given their point back.
           ...windows.map((w) => ({ ...w, remaining: w.remaining + 1 })),
@@ -97,12 +105,52 @@ export class RateLimits {
     return { allowed: true, at: now, limits, windows };
   }
 
+  /** Adds one to a counter, and to Redis also what this process counted alone meanwhile. */
+  private async count(name: WindowName, counter: string) {
+    const id = `${name}:${counter}`;
+    const backlog = this.unshared.get(id) ?? 0;
+    const options: CountOptions = { backlog };
+    const result = await this.limiters[name].consume(counter, 1 + backlog, options);
+    if (options.viaFallback) this.remember(id, backlog + 1);
+    else this.unshared.delete(id);
+    return result;
+  }
+
+  /** Takes back a refused request's point, where it was counted. */
+  private async giveBack(name: WindowName, counter: string): Promise<void> {
+    const options: CountOptions = {};
+    await this.limiters[name].reward(counter, 1, options);
+    const id = `${name}:${counter}`;
+    const backlog = this.unshared.get(id);
+    if (options.viaFallback && backlog) this.remember(id, backlog - 1);
+  }
+
+  private remember(id: string, points: number): void {
+    this.unshared.set(id, points);
+    // Counters of past windows can never be added again: keep the map small.
+    if (this.unshared.size > 10_000) {
+      const current = new Set((["minute", "day"] as const).map((name) => `:${windowAt(name, this.now()).index}`));
+      for (const key of this.unshared.keys()) if (![...current].some((suffix) => key.endsWith(suffix))) this.unshared.delete(key);
+    }
+  }
+
   private fallback(error: unknown): void {
     if (this.warned) return;
     this.warned = true;
     this.options.onFallback?.(error);
     setTimeout(() => (this.warned = false), 60_000).unref();
   }
+}
+
+/**
+ * What `count` tells the limiters, and learns back: rate-limiter-flexible
+ * hands the same options object to the fallback when Redis fails.
+ */
+interface CountOptions extends Record<string, unknown> {
+  /** Points of this call that the process counted in memory already. */
+  backlog?: number;
+  /** Set when the fallback answered. */
+  viaFallback?: boolean;
 }
 
 /** The in-memory limiter Redis falls back to, reporting each fallback. */
@@ -114,12 +162,15 @@ class FallbackLimiter extends RateLimiterMemory {
     super({ points: inner.points, duration: inner.duration, keyPrefix: inner.keyPrefix });
   }
 
-  override consume(key: string | number, points?: number, options?: Record<string, unknown>) {
+  /** Counts in memory only the new points: the backlog is there already. */
+  override consume(key: string | number, points = 1, options: CountOptions = {}) {
     this.onUse(new Error("Redis unavailable"));
-    return this.inner.consume(key, points, options);
+    options.viaFallback = true;
+    return this.inner.consume(key, points - (options.backlog ?? 0), options);
   }
 
-  override reward(key: string | number, points?: number, options?: Record<string, unknown>) {
+  override reward(key: string | number, points = 1, options: CountOptions = {}) {
+    options.viaFallback = true;
     return this.inner.reward(key, points, options);
   }
 }

@@ -16,6 +16,8 @@ export async function connectRedis(url: string, log?: Pick<Logger, "warn" | "inf
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
+    // A frozen Redis must not hold requests: past this, the per-process fallback answers.
+    commandTimeout: 500,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   });
   let down = false;

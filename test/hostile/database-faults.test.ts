@@ -65,22 +65,11 @@ afterAll(async () => {
 const freshKey = async () => (await store.create({ name: "fresh" })).key;
 
 const rest = (k = warm) => request(gateway, "/api/v1/universities", { key: k, timeoutMs: 10_000 });
-const graphql = (k = warm) =>
-  request(gateway, "/graphql", {
-    key: k,
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json" },
-    body: GRAPHQL,
-    timeoutMs: 10_000,
-  });
-const mcp = (k = warm) =>
-  request(gateway, "/mcp", {
-    key: k,
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: MCP_CALL,
-    timeoutMs: 10_000,
-  });
+/** POSTs JSON to `path` with key `k`, accepting `accept`. */
+const post = (path: string, body: string, accept: string) => (k: string = warm) =>
+  request(gateway, path, { key: k, method: "POST", headers: { "content-type": "application/json", accept }, body, timeoutMs: 10_000 });
+const graphql = post("/graphql", GRAPHQL, "application/json");
+const mcp = post("/mcp", MCP_CALL, "application/json, text/event-stream");
 
 /** A REST answer is either the data or the 503 of CONTRACT §2: nothing else. */
 function expectRestShape(answer: Answer): void {

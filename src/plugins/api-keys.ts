@@ -116,7 +116,6 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
       const owner = ownerOf(url.pathname);
       const surface = owner === "graphql" || owner === "mcp" ? owner : undefined;
       if (!surface || (surface === "graphql" && isGraphiQLPage(request, url))) return;
-      if (surface === "graphql" && request.method === "OPTIONS") return;
       const refusal = await authorize(request, surface);
       if (refusal) endResponse(refusal);
     },

@@ -16,7 +16,7 @@ import { useInputLimits } from "./plugins/input-limits.js";
 import { useCors, useSecurityHeaders } from "./plugins/cors.js";
 import { useMcp, useMcpOrigins } from "./plugins/mcp.js";
 import { usePaths } from "./plugins/paths.js";
-import { useQueryLimits } from "./plugins/query-limits.js";
+import { type QueryLimitOptions, useQueryLimits } from "./plugins/query-limits.js";
 import { RestApi } from "../rest/api.js";
 import { useRestApi } from "../rest/plugin.js";
 import { schema } from "./schema/index.js";
@@ -46,6 +46,8 @@ export interface GatewayOptions {
   corsOrigins?: readonly string[];
   /** The service listens on loopback only (then `/mcp` also checks `Host`, against DNS rebinding). */
   loopback?: boolean;
+  /** Bounds on one GraphQL document; graphql-armor's defaults or tighter (see query-limits.ts). */
+  queryLimits?: QueryLimitOptions;
 }
 
 export type Gateway = YogaServerInstance<Record<string, unknown>, Context>;
@@ -85,7 +87,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         ...(options.log ? { log: options.log } : {}),
       }),
       useMcp({ api, context, ...(options.log ? { log: options.log } : {}) }),
-      ...useQueryLimits(),
+      ...useQueryLimits(options.queryLimits),
       useInputLimits(),
       useExecutionDeadline({ ms: requestTimeoutMs }),
     ],

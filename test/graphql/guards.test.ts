@@ -31,7 +31,8 @@ fragment P on HubPack { id databaseId name summary readmeMd assetType latestVers
 describe("guards on /graphql (canary export)", () => {
   let t: TestGateway;
   beforeAll(async () => {
-    t = await testGateway(canaryExport());
+    // The crawl is one document over every field on purpose, far costlier than any client's.
+    t = await testGateway(canaryExport(), { gateway: { queryLimits: { maxCost: 100_000 } } });
   });
   afterAll(() => t.close());
 

@@ -43,11 +43,7 @@ const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
  */
 export function useMcpOrigins(options: McpOriginOptions = {}): Plugin {
   const listed = new Set(options.origins ?? []);
-  const forbidden = (message: string) =>
-    new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message } }), {
-      status: 403,
-      headers: { "content-type": "application/json; charset=utf-8" },
-    });
+  const forbidden = (message: string) => rpcError(403, null, -32600, message);
   return {
     onRequest({ request, url, endResponse }) {
       if (url.pathname !== "/mcp") return;
@@ -72,6 +68,9 @@ export function useMcp(options: McpOptions): Plugin {
   return {
     async onRequest({ request, url, endResponse }) {
       if (url.pathname !== "/mcp") return;
+      // Refuse what the SDK would answer badly before building a server for it.
+      const screened = request.method === "POST" ? await screen(request) : { ok: true as const, body: undefined };
+      if (!screened.ok) return endResponse(screened.response);
       const context = await options.context(request);
       const server = new McpServer(info, {
         instructions:
@@ -80,8 +79,6 @@ export function useMcp(options: McpOptions): Plugin {
       registerTools(server, options.api.routes, (route, path, query) =>
         options.api.answer(route, path, query, context, (error) => options.log?.error({ err: error, tool: route.tool }, "MCP tool failed")),
       );
-      const screened = request.method === "POST" ? await screen(request) : { ok: true as const, body: undefined };
-      if (!screened.ok) return endResponse(screened.response);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {
@@ -99,7 +96,7 @@ const MAX_BODY_BYTES = 1 << 20;
 const rpcError = (status: number, id: unknown, code: number, message: string) =>
   new Response(JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error: { code, message } }), {
     status,
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json; charset=utf-8" },
   });
 
 /**

@@ -137,35 +137,53 @@ function toStationDays(rows: readonly StationDayRow[], candidates: readonly Cand
   });
 }
 
-/** Whether some daily field on some of `dates` has fewer than three stations with a value. */
-function dailyShort(rows: readonly StationDay[], dates: readonly string[]): boolean {
+/** The dates among `dates` on which some daily field has fewer than three stations with a value. */
+function shortDates(rows: readonly StationDay[], dates: readonly string[]): string[] {
   const byDate = groupBy(rows, (r) => r.date);
-  return dates.some((date) => {
+  return dates.filter((date) => {
     const day = byDate.get(date) ?? [];
     return DAILY_FIELDS.some((f) => day.filter((r) => r[f] !== null && r[f] !== undefined).length < NEEDED);
   });
 }
 
-/** Daily rows of many schools over the local dates each needs: one query per time zone. */
+interface DailyRead {
+  /** The school's station-day rows on the dates read. */
+  rows: StationDay[];
+  /** All the local dates the answer covers, ascending. */
+  dates: string[];
+  /** First and last local date read (the query covered these and every date between). */
+  first: string;
+  last: string;
+}
+
+/**
+ * Daily rows of many schools over the local dates each needs: one query per
+ * time zone. With `only`, a school needs just the dates it names (the short
+ * ones of an earlier round), and the query covers the span of those.
+ */
 async function dailyRows(
   prisma: ReadClient,
   schools: readonly School[],
   candidates: Map<number, CandidateSet>,
   datesOf: (timeZone: string) => string[],
   now: Date,
-): Promise<Map<number, { rows: StationDay[]; dates: string[] }>> {
-  const out = new Map<number, { rows: StationDay[]; dates: string[] }>();
+  only?: (school: School) => readonly string[],
+): Promise<Map<number, DailyRead>> {
+  const out = new Map<number, DailyRead>();
   for (const [timeZone, zoneSchools] of groupBy(schools, (s) => s.timezone)) {
     const dates = datesOf(timeZone);
-    const from = localDayBounds(dates[0]!, timeZone).start;
+    const wanted = only ? zoneSchools.flatMap((s) => only(s)) : dates;
+    const first = wanted.reduce((a, b) => (b < a ? b : a), dates[dates.length - 1]!);
+    const last = wanted.reduce((a, b) => (b > a ? b : a), dates[0]!);
+    const from = localDayBounds(first, timeZone).start;
     // "So far": nothing stamped after the request's instant counts.
-    const to = new Date(Math.min(localDayBounds(dates[dates.length - 1]!, timeZone).end.getTime(), now.getTime() + 1));
+    const to = new Date(Math.min(localDayBounds(last, timeZone).end.getTime(), now.getTime() + 1));
     const ids = [...new Set(zoneSchools.flatMap((s) => candidates.get(s.id)!.list.map((c) => c.stationId)))];
     const rows = ids.length ? await stationDays(prisma, ids, timeZone, from, to) : [];
     const byStation = groupBy(rows, (r) => r.station_id);
     for (const school of zoneSchools) {
       const own = candidates.get(school.id)!.list;
-      out.set(school.id, { rows: toStationDays(own.flatMap((c) => byStation.get(c.stationId) ?? []), own), dates });
+      out.set(school.id, { rows: toStationDays(own.flatMap((c) => byStation.get(c.stationId) ?? []), own), dates, first, last });
     }
   }
   return out;
@@ -206,7 +224,7 @@ export async function snapshots(prisma: ReadClient, schools: readonly School[], 
       const today = dates[0]!;
       const day = schoolDaily(rows).days.find((d) => d.date === today) ?? emptySchoolDay(today);
       out.set(school.id, {
-        short: short || dailyShort(rows, dates),
+        short: short || shortDates(rows, dates).length > 0,
         value: {
           universityId: school.id,
           realtime,
@@ -225,14 +243,23 @@ export async function snapshots(prisma: ReadClient, schools: readonly School[], 
  */
 export async function histories(prisma: ReadClient, schools: readonly School[], days: number, now: Date): Promise<Map<number, History>> {
   if (schools.length === 0) return new Map();
+  // What each school has so far: a wider round re-reads only the span of its
+  // short dates (its other dates already have their three nearest stations),
+  // so asking for days before the data begins costs index probes, not a scan.
+  const kept = new Map<number, { rows: StationDay[]; short: string[] }>();
   return widening(prisma, schools, async (pending, candidates) => {
-    const daily = await dailyRows(prisma, pending, candidates, (tz) => lastLocalDates(now, tz, days), now);
+    const only = kept.size ? (school: School) => kept.get(school.id)!.short : undefined;
+    const daily = await dailyRows(prisma, pending, candidates, (tz) => lastLocalDates(now, tz, days), now, only);
     const out = new Map<number, Attempt<History>>();
     for (const school of pending) {
-      const { rows, dates } = daily.get(school.id)!;
+      const { rows: fresh, dates, first, last } = daily.get(school.id)!;
+      const before = (kept.get(school.id)?.rows ?? []).filter((r) => r.date < first || r.date > last);
+      const rows = [...before, ...fresh];
+      const short = shortDates(rows, dates);
+      kept.set(school.id, { rows, short });
       const result = schoolDaily(rows);
       out.set(school.id, {
-        short: dailyShort(rows, dates),
+        short: short.length > 0,
         value: { universityId: school.id, days, daily: result.days, dataSources: dataSources(result.stations) },
       });
     }

@@ -12,6 +12,7 @@ import { type Body, envelope, failure } from "./envelope.js";
 import { loadOperations } from "./operations.js";
 import { readParams } from "./params.js";
 import { ROUTES, type Route } from "./routes.js";
+import { asOneRequest } from "../src/db/client.js";
 
 /** An answer: its HTTP status and v1 body. */
 export interface Answer {
@@ -131,12 +132,14 @@ export class RestApi {
     try {
       const result = await withDeadline(
         Promise.resolve(
-          execute({
-            schema: this.schema,
-            document: this.operations.get(route.operation)!,
-            variableValues: route.variables(values as never),
-            contextValue: context,
-          }),
+          asOneRequest(() =>
+            execute({
+              schema: this.schema,
+              document: this.operations.get(route.operation)!,
+              variableValues: route.variables(values as never),
+              contextValue: context,
+            }),
+          ),
         ),
         this.timeoutMs,
         `operation ${route.operation}`,

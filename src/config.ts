@@ -4,6 +4,7 @@
  * rely on; change none of them without changing the contract.
  */
 import { z } from "zod";
+import { MAX_COST } from "./schema/cost.js";
 
 const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
 
@@ -18,6 +19,7 @@ const ConfigSchema = z.object({
   DB_STATEMENT_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(600_000).default(3_000)),
   DB_ACQUIRE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(600_000).default(2_000)),
   REQUEST_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(600_000).default(5_000)),
+  QUERY_MAX_COST: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(MAX_COST)),
   CORS_ORIGINS: z.preprocess(
     emptyAsUndefined,
     z
@@ -51,6 +53,8 @@ export interface Config {
   timeouts: { statementMs: number; acquireMs: number };
   /** Longest one request's execution may take before a 503. */
   requestTimeoutMs: number;
+  /** Highest estimated cost of one GraphQL request (src/schema/cost.ts). */
+  queryMaxCost: number;
   /** Origins whose pages may read answers and call `/mcp`; undefined: any origin may read. */
   corsOrigins: string[] | undefined;
   /** pino log level. */
@@ -75,6 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     perDay: c.RATE_LIMIT_PER_DAY,
     timeouts: { statementMs: c.DB_STATEMENT_TIMEOUT_MS, acquireMs: c.DB_ACQUIRE_TIMEOUT_MS },
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
+    queryMaxCost: c.QUERY_MAX_COST,
     corsOrigins: c.CORS_ORIGINS,
     logLevel: c.LOG_LEVEL,
   };

@@ -52,6 +52,7 @@ const gateway = createGateway({
   auth: { keys, limits, onError: (error) => log.error({ err: error }, "API key check failed") },
   limits: { perMinute: config.perMinute, perDay: config.perDay },
   requestTimeoutMs: config.requestTimeoutMs,
+  queryLimits: { maxCost: config.queryMaxCost },
   ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
   loopback: ["127.0.0.1", "::1", "localhost"].includes(config.host),
   log,

@@ -17,6 +17,7 @@ import { useCors, useSecurityHeaders } from "./plugins/cors.js";
 import { useMcp, useMcpOrigins } from "./plugins/mcp.js";
 import { usePaths } from "./plugins/paths.js";
 import { type QueryLimitOptions, useQueryLimits } from "./plugins/query-limits.js";
+import { useRequestShare } from "./plugins/request-share.js";
 import { RestApi } from "../rest/api.js";
 import { useRestApi } from "../rest/plugin.js";
 import { schema } from "./schema/index.js";
@@ -87,9 +88,10 @@ export function createGateway(options: GatewayOptions): Gateway {
         ...(options.log ? { log: options.log } : {}),
       }),
       useMcp({ api, context, ...(options.log ? { log: options.log } : {}) }),
-      ...useQueryLimits(options.queryLimits),
       useInputLimits(),
+      ...useQueryLimits(options.queryLimits),
       useExecutionDeadline({ ms: requestTimeoutMs }),
+      useRequestShare(),
     ],
   });
 }

@@ -6,6 +6,8 @@
  *   through `guardArgs`, so visibility rules hold wherever a model is queried.
  * - `createWriteClient`: the importer's, which must store what it is given.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
+import pLimit, { type LimitFunction } from "p-limit";
 import { PrismaClient } from "../generated/prisma/client.js";
 import type { Database } from "./driver.js";
 import { GUARDED_COLUMNS, guardArgs } from "./guards.js";
@@ -28,6 +30,22 @@ const UNBATCHED: Partial<Record<string, "findFirst" | "findFirstOrThrow">> = {
   findUniqueOrThrow: "findFirstOrThrow",
 };
 
+/** SQL statements one request may have in flight at once (the pool holds 10 connections). */
+export const STATEMENTS_PER_REQUEST = 2;
+
+const requestShare = new AsyncLocalStorage<LimitFunction>();
+
+/**
+ * Runs `work` as one request: the read client's statements sent within it
+ * go at most `inFlight` at a time, the rest waiting in the request's own
+ * queue. Without this, a request that asks for many things at once (900
+ * lookups, 15 histories) fills the pool's queue, and every other request
+ * waits behind all of it.
+ */
+export function asOneRequest<T>(work: () => T, inFlight = STATEMENTS_PER_REQUEST): T {
+  return requestShare.run(pLimit(inFlight), work);
+}
+
 /** The guarded, read-only client. */
 export function createReadClient(db: Database, options: ReadClientOptions = {}) {
   const base = new PrismaClient({
@@ -39,27 +57,38 @@ export function createReadClient(db: Database, options: ReadClientOptions = {}) 
     const onQuery = options.onQuery;
     (base as unknown as { $on(event: "query", cb: (e: QueryEvent) => void): void }).$on("query", (e) => onQuery(e));
   }
-  return base.$extends({
-    name: "visibility-guards",
-    query: {
-      $allModels: {
-        $allOperations({ model, operation, args, query }) {
-          const guarded = guardArgs(model, operation, args) as typeof args;
-          // Prisma merges the findUnique calls of one tick into one query, across
-          // requests: one request's bad value would fail the others' lookups. A
-          // findFirst is never merged (each request batches its own with DataLoader).
-          const unbatched = UNBATCHED[operation];
-          if (unbatched) {
-            const delegate = (base as unknown as Record<string, Record<string, (a: unknown) => Promise<unknown>>>)[
-              model.charAt(0).toLowerCase() + model.slice(1)
-            ]!;
-            return delegate[unbatched]!(guarded);
-          }
-          return query(guarded);
+  // The first extension is the outermost: every statement passes the request's share, even those the guards send themselves.
+  return base
+    .$extends({
+      name: "request-share",
+      query: {
+        $allOperations({ args, query }) {
+          const limit = requestShare.getStore();
+          return limit ? limit(() => query(args)) : query(args);
         },
       },
-    },
-  });
+    })
+    .$extends({
+      name: "visibility-guards",
+      query: {
+        $allModels: {
+          $allOperations({ model, operation, args, query }) {
+            const guarded = guardArgs(model, operation, args) as typeof args;
+            // Prisma merges the findUnique calls of one tick into one query, across
+            // requests: one request's bad value would fail the others' lookups. A
+            // findFirst is never merged (each request batches its own with DataLoader).
+            const unbatched = UNBATCHED[operation];
+            if (unbatched) {
+              const delegate = (base as unknown as Record<string, Record<string, (a: unknown) => Promise<unknown>>>)[
+                model.charAt(0).toLowerCase() + model.slice(1)
+              ]!;
+              return delegate[unbatched]!(guarded);
+            }
+            return query(guarded);
+          },
+        },
+      },
+    });
 }
 
 export type ReadClient = ReturnType<typeof createReadClient>;

@@ -3,12 +3,14 @@
  * beside this one, and schema/index.ts imports them all.
  */
 import SchemaBuilder from "@pothos/core";
+import ComplexityPlugin from "@pothos/plugin-complexity";
 import PrismaPlugin from "@pothos/plugin-prisma";
 import RelayPlugin, { resolveNodes } from "@pothos/plugin-relay";
 import type { Context } from "../context.js";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { GuardedPrismaTypes } from "./prisma-types.js";
 import { getDatamodel } from "../generated/pothos-types.js";
+import { COST, defaultFieldCost } from "./cost.js";
 
 /** A node the guarded client cannot find (Prisma P2025) is simply absent. */
 async function notFoundAsNull<T>(lookup: T | Promise<T>): Promise<T | null> {
@@ -32,7 +34,9 @@ interface Types {
 
 // Typed ahead, because the `nodes` resolver below refers to the builder itself.
 export const builder: PothosSchemaTypes.SchemaBuilder<PothosSchemaTypes.ExtendDefaultTypes<Types>> = new SchemaBuilder<Types>({
-  plugins: [PrismaPlugin, RelayPlugin],
+  plugins: [ComplexityPlugin, PrismaPlugin, RelayPlugin],
+  // Costs only: the limit is checked once per request, with its variables, by useQueryCost.
+  complexity: { fieldComplexity: defaultFieldCost },
   defaultFieldNullability: false,
   prisma: {
     // The guarded client is an extension of PrismaClient with the same query API.
@@ -50,11 +54,13 @@ export const builder: PothosSchemaTypes.SchemaBuilder<PothosSchemaTypes.ExtendDe
     nodeQueryOptions: {
       description: "Fetches any object by its global ID; null when it does not exist or is not public.",
       args: { id: { description: "A global ID, as returned in an `id` field." } },
+      complexity: COST.lookup,
       resolve: (_root, args, _ctx, _info, resolveNode) => notFoundAsNull(resolveNode(args.id)),
     },
     nodesQueryOptions: {
       description: "Fetches several objects by their global IDs, in order; null for each that does not exist or is not public.",
       args: { ids: { description: "Global IDs, as returned in `id` fields; at most 100." } },
+      complexity: (args) => ({ field: COST.lookup * args.ids.length, multiplier: args.ids.length }),
       // Pothos's own `resolveNodes` argument ignores the ids it is given and loads
       // all of `args.ids` (one id each time gave the first object n times, in n²
       // loads). Load each id on its own: one missing or private id is one null.

@@ -1,5 +1,6 @@
 /** Conferences the team took part in or is watching. */
 import { builder } from "./builder.js";
+import { PAGE, pageCost } from "./cost.js";
 
 const ConferenceRelationship = builder.enumType("ConferenceRelationship", {
   description: "How the team relates to a conference.",
@@ -35,8 +36,9 @@ builder.queryField("conferences", (t) =>
     type: "Conference",
     cursor: "slug",
     description: "Conferences, newest year first, then by slug.",
-    defaultSize: 500,
-    maxSize: 500,
+    defaultSize: PAGE.long,
+    maxSize: PAGE.long,
+    complexity: pageCost(PAGE.long, PAGE.long),
     resolve: (query, _root, _args, ctx) =>
       ctx.prisma.conference.findMany({ ...query, orderBy: [{ year: "desc" }, { slug: "asc" }] }),
     totalCount: (_conn, _args, ctx) => ctx.prisma.conference.count(),

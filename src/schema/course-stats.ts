@@ -1,6 +1,7 @@
 /** Aggregate statistics over public courses (operation 4). */
 import { foldStats, semesterYear, type StatsGrouping, type StatsRow } from "../domain/course-stats.js";
 import { builder } from "./builder.js";
+import { COST } from "./cost.js";
 import { courseFilter } from "./course.js";
 
 const CourseStatsGrouping = builder.enumType("CourseStatsGrouping", {
@@ -37,6 +38,7 @@ builder.queryField("courseStats", (t) =>
       university: t.arg.string({ description: "School code (case-insensitive) or exact Chinese name." }),
       groupBy: t.arg({ type: CourseStatsGrouping, required: true, defaultValue: "semester", description: "The grouping." }),
     },
+    complexity: COST.list, // one GROUP BY over the public courses
     resolve: async (_root, args, ctx) => {
       const where = courseFilter({ university: args.university });
       const grouping: StatsGrouping = args.groupBy;

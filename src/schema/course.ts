@@ -1,6 +1,7 @@
 /** Public courses. Private ones are invisible at the client level (db/guards.ts). */
 import type { Prisma } from "../generated/prisma/client.js";
 import { builder } from "./builder.js";
+import { COST, PAGE, pageCost } from "./cost.js";
 import { checkRange, literal, present } from "./arguments.js";
 import { universityMatch } from "./university.js";
 
@@ -105,6 +106,7 @@ builder.queryFields((t) => {
       cursor: "id",
       description: "Public courses, newest semester first, then by id.",
       args,
+      complexity: pageCost(),
       resolve: (query, _root, a, ctx) => ctx.prisma.course.findMany({ ...query, where: courseFilter(a), orderBy: COURSE_ORDER }),
       totalCount: (_conn, a, ctx) => ctx.prisma.course.count({ where: courseFilter(a) }),
     }),
@@ -116,6 +118,7 @@ builder.queryFields((t) => {
         page: t.arg.int({ defaultValue: 1, required: true, description: "Page number, from 1." }),
         pageSize: t.arg.int({ defaultValue: 20, required: true, description: "Courses per page, 1 to 100." }),
       },
+      complexity: (a) => ({ field: COST.list, multiplier: Math.min(PAGE.max, Math.max(0, a.pageSize)) }),
       resolve: (_root, a) => ({
         where: courseFilter(a),
         page: checkRange("page", a.page, 1, 2_147_483_647),

@@ -4,6 +4,7 @@ import type { DataSource, SchoolDay } from "../domain/environment/index.js";
 import type { Context } from "../context.js";
 import { DAY_BOUNDARY, type History, type Snapshot } from "../environment/service.js";
 import { builder } from "./builder.js";
+import { COST } from "./cost.js";
 import { checkRange, present } from "./arguments.js";
 import { schoolRefWhere } from "./university.js";
 
@@ -96,6 +97,9 @@ const EnvironmentSnapshotList = builder.objectRef<{ total: number; nodes: Snapsh
 
 const DAYS = "How many local dates, ending today, from 1 to 90.";
 
+/** One school's history over `days` dates (out-of-range days are refused when it runs). */
+const historyCost = (days: number) => COST.historyDay * Math.min(90, Math.max(0, days));
+
 async function snapshotOf(school: University, ctx: Context): Promise<SnapshotShape> {
   return { ...(await ctx.loaders.snapshot.load(school)), school };
 }
@@ -109,12 +113,14 @@ builder.prismaObjectFields("University", (t) => ({
   environment: t.field({
     type: SchoolEnvironment,
     description: "The latest environment snapshot of this school.",
+    complexity: COST.snapshotInList,
     resolve: (school, _args, ctx) => snapshotOf(school, ctx),
   }),
   environmentHistory: t.field({
     type: EnvironmentHistory,
     description: "Daily environment summaries of this school.",
     args: { days: t.arg.int({ defaultValue: 30, required: true, description: DAYS }) },
+    complexity: (args) => historyCost(args.days),
     resolve: (school, args, ctx) => historyOf(school, args.days, ctx),
   }),
 }));
@@ -127,6 +133,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: "The latest environment snapshot of one school; null when there is no such school.",
     args: { ref: t.arg.string({ required: true, description: REF }) },
+    complexity: COST.row + COST.snapshotAlone,
     resolve: async (_root, args, ctx) => {
       const school = await ctx.prisma.university.findUnique({ where: schoolRefWhere(args.ref) });
       return school ? snapshotOf(school, ctx) : null;
@@ -140,6 +147,7 @@ builder.queryFields((t) => ({
       ref: t.arg.string({ required: true, description: REF }),
       days: t.arg.int({ defaultValue: 30, required: true, description: DAYS }),
     },
+    complexity: (args) => COST.row + COST.historyAlone + historyCost(args.days),
     resolve: async (_root, args, ctx) => {
       checkRange("days", args.days, 1, 90);
       const school = await ctx.prisma.university.findUnique({ where: schoolRefWhere(args.ref) });
@@ -152,6 +160,10 @@ builder.queryFields((t) => ({
     args: {
       region: t.arg.string({ description: "Only schools whose region is exactly this." }),
       limit: t.arg.int({ defaultValue: 30, required: true, description: "At most this many schools, from 1 to 100." }),
+    },
+    complexity: (args) => {
+      const schools = Math.min(100, Math.max(0, args.limit));
+      return { field: COST.list + COST.snapshotAlone + COST.snapshotInList * schools, multiplier: schools };
     },
     resolve: async (_root, args, ctx) => {
       checkRange("limit", args.limit, 1, 100);

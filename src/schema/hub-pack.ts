@@ -1,6 +1,7 @@
 /** Public, safety-checked community teaching Packs. Payloads never leave the database. */
 import type { Prisma } from "../generated/prisma/client.js";
 import { builder } from "./builder.js";
+import { COST, pageCost } from "./cost.js";
 import { compareSemver } from "../domain/semver.js";
 import { literal, present } from "./arguments.js";
 
@@ -62,6 +63,7 @@ builder.prismaNode("HubPack", {
       // Loaded with the Pack; sorted here because versions compare as
       // semantic versions, which SQL text order is not.
       select: { versions: true },
+      complexity: COST.row * COST.unpagedItems,
       resolve: (pack) => newestFirst(pack.versions),
     }),
   }),
@@ -101,6 +103,7 @@ builder.queryFields((t) => ({
     type: "HubPack",
     cursor: "id",
     description: "Public, safety-checked Packs.",
+    complexity: pageCost(),
     args: {
       q: t.arg.string({ description: "Case-insensitive substring of the name, summary or subject." }),
       assetType: t.arg({ type: AssetType, description: "Only this asset type." }),

@@ -1,5 +1,6 @@
 /** The team's academic papers. */
 import { builder } from "./builder.js";
+import { PAGE, pageCost } from "./cost.js";
 import { present } from "./arguments.js";
 
 builder.prismaNode("Paper", {
@@ -37,8 +38,9 @@ builder.queryField("papers", (t) =>
     type: "Paper",
     cursor: "slug",
     description: "Papers, newest year first, then by slug.",
-    defaultSize: 500,
-    maxSize: 500,
+    defaultSize: PAGE.long,
+    maxSize: PAGE.long,
+    complexity: pageCost(PAGE.long, PAGE.long),
     args: {
       category: t.arg.string({ description: "Only this category (exact)." }),
       year: t.arg.int({ description: "Only this year." }),

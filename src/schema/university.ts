@@ -1,5 +1,6 @@
 /** Universities: the schools courses belong to and environment data is aggregated for. */
 import { builder } from "./builder.js";
+import { PAGE, pageCost } from "./cost.js";
 import { present } from "./arguments.js";
 import { courseFilter, COURSE_ORDER } from "./course.js";
 
@@ -37,6 +38,7 @@ builder.prismaNode("University", {
       description: "Public courses of this school, newest semester first, then by id.",
       cursor: "id",
       totalCount: true,
+      complexity: pageCost(),
       args: {
         semester: t.arg.string({ description: "Only this semester, like `113-1`." }),
         q: t.arg.string({ description: "Case-insensitive substring of the Chinese or English title." }),
@@ -54,8 +56,9 @@ builder.queryFields((t) => ({
     type: "University",
     cursor: "id",
     description: "Universities, by id ascending.",
-    defaultSize: 500,
-    maxSize: 500,
+    defaultSize: PAGE.long,
+    maxSize: PAGE.long,
+    complexity: pageCost(PAGE.long, PAGE.long),
     args: { region: t.arg.string({ description: "Only schools whose region is exactly this." }) },
     resolve: (query, _root, args, ctx) =>
       ctx.prisma.university.findMany({ ...query, where: regionWhere(args.region), orderBy: { id: "asc" } }),

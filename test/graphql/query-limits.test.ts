@@ -1,12 +1,97 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createGateway, type Gateway } from "../../src/server.js";
+import { COST, MAX_COST } from "../../src/schema/cost.js";
 import { canaryExport } from "../support/canary.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 
 let t: TestGateway;
+/** The same data with a limit of 0: every request is refused, and the answer says what it costs. */
+let pricing: Gateway;
 beforeAll(async () => {
   t = await testGateway(canaryExport());
+  const { createReadClient } = await import("../../src/db/client.js");
+  pricing = createGateway({ db: t.db, prisma: createReadClient(t.db), auth: false, queryLimits: { maxCost: 0 } });
 });
 afterAll(() => t.close());
+
+async function post(gateway: Gateway, body: Record<string, unknown>) {
+  const response = await gateway.fetch("http://gateway.test/graphql", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as { data?: any; errors?: { message: string; extensions?: any }[] } };
+}
+
+async function costOf(query: string, variables?: Record<string, unknown>, operationName?: string): Promise<number> {
+  const { body } = await post(pricing, { query, variables, operationName });
+  return body.errors?.[0]?.extensions?.cost;
+}
+
+describe("the cost of a request", () => {
+  const history = (first: string, days: string) => `{ universities(first: ${first}) { nodes { environmentHistory(days: ${days}) { days } } } }`;
+
+  it("prices environment fields by schools and days, pages by the size asked for", async () => {
+    // A connection: its query, then each item.
+    expect(await costOf("{ courses(first: 10) { totalCount nodes { databaseId } } }")).toBe(COST.list + 10 * COST.row);
+    // A history: each school of the page, each day.
+    expect(await costOf(history("15", "90"))).toBe(COST.list + 15 * (COST.row + 90 * COST.historyDay));
+    expect(await costOf(history("15", "7"))).toBe(COST.list + 15 * (COST.row + 7 * COST.historyDay));
+    // At the root, a history is a batch of its own.
+    expect(await costOf(`{ schoolEnvironmentHistory(ref: "NTU", days: 90) { days } }`)).toBe(COST.row + COST.historyAlone + 90 * COST.historyDay);
+    // Snapshots: computed together in a list, alone at the root.
+    expect(await costOf("{ universities(first: 10) { nodes { environment { dayBoundary } } } }")).toBe(COST.list + 10 * (COST.row + COST.snapshotInList));
+    expect(await costOf(`{ schoolEnvironment(ref: "NTU") { dayBoundary } }`)).toBe(COST.row + COST.snapshotAlone);
+    expect(await costOf("{ environmentSnapshot(limit: 100) { totalCount } }")).toBe(COST.list + COST.snapshotAlone + 100 * COST.snapshotInList);
+    // Each id of nodes(ids:) is a lookup of its own.
+    expect(await costOf(`{ nodes(ids: ["VW5pdmVyc2l0eTox", "VW5pdmVyc2l0eToy"]) { id } }`)).toBe(2 * COST.lookup);
+  });
+
+  it("uses the variables and prices only the operation that runs", async () => {
+    const query = "query H($n: Int!, $d: Int!) { universities(first: $n) { nodes { environmentHistory(days: $d) { days } } } } query Cheap { __typename }";
+    expect(await costOf(query, { n: 2, d: 3 }, "H")).toBe(COST.list + 2 * (COST.row + 3 * COST.historyDay));
+    expect(await costOf(query, { n: 2, d: 3 }, "Cheap")).toBe(1);
+    expect((await post(t.gateway, { query, variables: { n: 100, d: 90 }, operationName: "H" })).status).toBe(400);
+    expect((await post(t.gateway, { query, variables: { n: 100, d: 90 }, operationName: "Cheap" })).body).toEqual({ data: { __typename: "Query" } });
+  });
+
+  it("refuses a request above the limit with 400 before any SQL, saying what it costs", async () => {
+    t.statements.length = 0;
+    const answer = await post(t.gateway, { query: history("500", "90") });
+    expect(answer.status).toBe(400);
+    expect(answer.body.data).toBeUndefined();
+    expect(answer.body.errors).toEqual([
+      {
+        message: expect.stringMatching(/^Query cost 2251550 is above the limit of 100000: ask for smaller pages/),
+        extensions: { code: "QUERY_TOO_COSTLY", cost: 2_251_550, maxCost: MAX_COST },
+      },
+    ]);
+    expect(t.statements).toEqual([]);
+  });
+
+  it("accepts 15 schools' 90-day histories, and refuses the same list 15 times over", async () => {
+    expect((await post(t.gateway, { query: history("15", "90") })).body.errors).toBeUndefined();
+    const fifteen = Array.from({ length: 15 }, (_, i) => `a${i}: universities(first: 15) { nodes { environmentHistory(days: ${90 - i}) { days } } }`);
+    t.statements.length = 0;
+    expect((await post(t.gateway, { query: `{ ${fifteen.join(" ")} }` })).body.errors?.[0]?.extensions?.code).toBe("QUERY_TOO_COSTLY");
+    expect(t.statements).toEqual([]);
+  });
+
+  it("refuses 3 aliases of nodes(ids:) with 100 ids each, accepts 2", async () => {
+    const ids = Array.from({ length: 100 }, () => "VW5pdmVyc2l0eTox");
+    const aliases = (n: number) => `query($ids: [ID!]!) { ${Array.from({ length: n }, (_, i) => `a${i}: nodes(ids: $ids) { id }`).join(" ")} }`;
+    expect((await post(t.gateway, { query: aliases(3), variables: { ids } })).body.errors?.[0]?.extensions?.code).toBe("QUERY_TOO_COSTLY");
+    expect((await post(t.gateway, { query: aliases(2), variables: { ids } })).body.errors).toBeUndefined();
+  });
+
+  it("an argument the cost depends on that cannot be read is a 400, and nothing runs", async () => {
+    t.statements.length = 0;
+    const answer = await post(t.gateway, { query: `{ nodes(ids: ["not a global id"]) { id } courses { totalCount } }` });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ errors: [{ message: expect.stringMatching(/global ID/i), extensions: { code: "BAD_USER_INPUT" } }] });
+    expect(t.statements).toEqual([]);
+  });
+});
 
 describe("GraphQL query limits", () => {
   it("refuses a document nested past the depth limit before running it", async () => {

@@ -1,0 +1,85 @@
+/**
+ * One request's share of the database: at most STATEMENTS_PER_REQUEST of its
+ * statements in flight, so a request that asks for many things at once waits
+ * in its own queue and another request's statement goes straight to the pool.
+ *
+ * Statements sleep in PostgreSQL (pg_sleep) so that the bounds are lower
+ * bounds of time, which a slow machine cannot break: six 200 ms statements
+ * two at a time cannot finish in less than 600 ms.
+ */
+import { createSchema, createYoga } from "graphql-yoga";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { asOneRequest, createReadClient, type ReadClient, STATEMENTS_PER_REQUEST } from "../../src/db/client.js";
+import type { Database } from "../../src/db/driver.js";
+import { useRequestShare } from "../../src/plugins/request-share.js";
+import { freshPostgres, importObject } from "../support/databases.js";
+import { canaryExport } from "../support/canary.js";
+
+let db: Database;
+let prisma: ReadClient;
+beforeAll(async () => {
+  db = await freshPostgres();
+  await importObject(db, canaryExport());
+  prisma = createReadClient(db);
+});
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await db?.close();
+});
+
+const sleep = (ms: number) => prisma.$queryRawUnsafe(`SELECT 1 AS slept FROM pg_sleep(${ms / 1000})`);
+const timed = async (work: () => Promise<unknown>) => {
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+};
+
+it("lets one request have two statements in flight", () => {
+  expect(STATEMENTS_PER_REQUEST).toBe(2);
+});
+
+it("runs a request's statements two at a time, and another request's at once", async () => {
+  const many = timed(() => asOneRequest(() => Promise.all(Array.from({ length: 6 }, () => sleep(200)))));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const other = await timed(() => asOneRequest(() => sleep(10)));
+  expect(await many).toBeGreaterThanOrEqual(590);
+  expect(other).toBeLessThan(300);
+});
+
+it("outside a request, statements are not held back", async () => {
+  expect(await timed(() => Promise.all(Array.from({ length: 6 }, () => sleep(200))))).toBeLessThan(590);
+});
+
+it("holds back the lookups the guards send themselves (findUnique runs as findFirst)", async () => {
+  const lookup = await timed(() =>
+    asOneRequest(async () => {
+      const busy = Promise.all([sleep(400), sleep(400)]); // a Prisma promise starts when awaited
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const started = performance.now();
+      await prisma.university.findUnique({ where: { id: 1 } });
+      const waited = performance.now() - started;
+      await busy;
+      return waited;
+    }).then((waited) => expect(waited).toBeGreaterThanOrEqual(300)),
+  );
+  expect(lookup).toBeGreaterThanOrEqual(400);
+});
+
+it("useRequestShare makes each GraphQL execution one request", async () => {
+  const yoga = createYoga({
+    schema: createSchema({
+      typeDefs: "type Query { sleepy(n: Int!): Int! }",
+      resolvers: { Query: { sleepy: async (_: unknown, { n }: { n: number }) => (await Promise.all(Array.from({ length: n }, () => sleep(200)))).length } },
+    }),
+    plugins: [useRequestShare()],
+  });
+  const ms = await timed(async () => {
+    const response = await yoga.fetch("http://yoga.test/graphql", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: "{ sleepy(n: 4) }" }),
+    });
+    expect(await response.json()).toEqual({ data: { sleepy: 4 } });
+  });
+  expect(ms).toBeGreaterThanOrEqual(390);
+});

@@ -118,7 +118,7 @@ builder.queryFields((t) => {
         page: t.arg.int({ defaultValue: 1, required: true, description: "Page number, from 1." }),
         pageSize: t.arg.int({ defaultValue: 20, required: true, description: "Courses per page, 1 to 100." }),
       },
-      complexity: (a) => ({ field: COST.list, multiplier: Math.min(PAGE.max, Math.max(0, a.pageSize)) }),
+      complexity: (a) => ({ field: COST.list + (a.q ? COST.search : 0), multiplier: Math.min(PAGE.max, Math.max(0, a.pageSize)) }),
       resolve: (_root, a) => ({
         where: courseFilter(a),
         page: checkRange("page", a.page, 1, 2_147_483_647),

@@ -34,6 +34,9 @@ describe("the cost of a request", () => {
   it("prices environment fields by schools and days, pages by the size asked for", async () => {
     // A connection: its query, then each item.
     expect(await costOf("{ courses(first: 10) { totalCount nodes { databaseId } } }")).toBe(COST.list + 10 * COST.row);
+    // A substring search scans the titles.
+    expect(await costOf(`{ courses(first: 10, q: "程式") { totalCount } }`)).toBe(COST.list + COST.search);
+    expect(await costOf(`{ coursePage(pageSize: 10, q: "程式") { items { databaseId } } }`)).toBe(COST.list + COST.search + 10 * COST.row);
     // A history: each school of the page, each day.
     expect(await costOf(history("15", "90"))).toBe(COST.list + 15 * (COST.row + 90 * COST.historyDay));
     expect(await costOf(history("15", "7"))).toBe(COST.list + 15 * (COST.row + 7 * COST.historyDay));

@@ -4,11 +4,18 @@
  * on the embedded one, create a development key and print it once), then
  * serve the gateway.
  */
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
+import { serveCommands } from "./cli/channel.js";
+import { DATABASE_COMMANDS } from "./cli/commands/index.js";
 import { loadConfig } from "./config.js";
 import { createReadClient } from "./db/client.js";
 import { openDatabase } from "./db/driver.js";
 import { migrate } from "./db/migrate.js";
+import { claim, ownedMessage } from "./db/owner.js";
 import { demoExportChunks } from "./demo/index.js";
 import { importExport } from "./import/apply.js";
 import { KeyStore } from "./keys/store.js";
@@ -20,12 +27,27 @@ import { createGateway } from "./server.js";
 
 const config = loadConfig();
 const log = createLogger(config.logLevel);
+
+// The embedded database has one owner (src/db/owner.ts): this gateway, which
+// also runs the database commands sent to its socket while it serves.
+let socketPath: string | undefined;
+if (!config.databaseUrl) {
+  mkdirSync(config.dataDir, { recursive: true });
+  socketPath = commandSocketPath(config.dataDir);
+  const claimed = claim(config.dataDir, "gateway", socketPath);
+  if (!claimed.held) {
+    process.stderr.write(`npm start: ${ownedMessage(config.dataDir, claimed.owner)}\n`);
+    process.exit(2);
+  }
+  process.once("exit", () => claimed.release());
+}
 const db = await openDatabase({
   ...config,
   onConnectionError: (error) => log.warn({ err: String(error) }, "database connection lost; the pool replaces it"),
 });
 const applied = await migrate(db);
 if (applied.length) log.info({ applied }, "applied migrations");
+const commands = socketPath ? await serveCommands(socketPath, db, DATABASE_COMMANDS) : undefined;
 
 const keys = new KeyStore(db);
 const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
@@ -70,7 +92,18 @@ server.listen(config.port, config.host, () => {
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     server.close();
+    commands?.close();
     redis?.disconnect();
-    void prisma.$disconnect().finally(() => db.close());
+    void prisma
+      .$disconnect()
+      .finally(() => db.close())
+      .finally(() => process.exit(0));
   });
+}
+
+/** `owner.sock` in the data directory, or a shorter path where that is too long for a Unix socket. */
+function commandSocketPath(dataDir: string): string {
+  const inside = resolve(dataDir, "owner.sock");
+  if (Buffer.byteLength(inside) < 100) return inside;
+  return join(tmpdir(), `uedu-${createHash("sha256").update(inside).digest("hex").slice(0, 16)}.sock`);
 }

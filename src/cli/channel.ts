@@ -1,0 +1,108 @@
+/**
+ * The owning gateway's command socket: how `keys`, `import` and `db:migrate`
+ * run while a gateway has the embedded database open. The gateway listens
+ * on a Unix socket (mode 0600, so only its user may talk to it) and runs the
+ * same command functions the command line does, on its own database; the
+ * command line sends the arguments and its input, and prints what comes
+ * back.
+ *
+ * `POST /commands/<name>`, header `x-command` = the JSON of
+ * `{ args, tty }`, body = the command's input (empty if it reads none).
+ * The answer streams one JSON object a line: `{"out":…}`, `{"err":…}`, and
+ * last `{"exit":N}`.
+ */
+import { chmodSync, rmSync } from "node:fs";
+import { createServer, request, type Server } from "node:http";
+import { createInterface } from "node:readline";
+import type { Database } from "../db/driver.js";
+import { migrate } from "../db/migrate.js";
+import { type CommandIO, type CommandSpec, guarded, oneLine } from "./open.js";
+
+/** Serves `commands` on `socketPath` against `db`; resolves once listening. */
+export async function serveCommands(socketPath: string, db: Database, commands: readonly CommandSpec[]): Promise<Server> {
+  rmSync(socketPath, { force: true }); // left by a killed owner; the lock says it is ours now
+  const byName = new Map(commands.map((c) => [c.name, c]));
+  const server = createServer((req, res) => {
+    const spec = req.method === "POST" ? byName.get(decodeURIComponent(req.url?.replace(/^\/commands\//, "") ?? "")) : undefined;
+    let header: { args: string[]; tty: boolean };
+    try {
+      header = JSON.parse(String(req.headers["x-command"] ?? ""));
+      if (!Array.isArray(header.args) || !header.args.every((a) => typeof a === "string")) throw new Error("bad args");
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    if (!spec) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/x-ndjson" });
+    const send = (message: object) => res.write(`${JSON.stringify(message)}\n`);
+    const io: CommandIO = {
+      out: (text) => send({ out: text }),
+      err: (text) => send({ err: text }),
+      tty: header.tty === true,
+      openInput: async () => guarded(req, "the command's input"),
+    };
+    spec
+      .run(header.args, io, async (work) => work(db, await migrate(db)))
+      .catch((error: unknown) => {
+        io.err(`${spec.prefix}: ${oneLine(error)}\n`);
+        return 1;
+      })
+      .then((code) => {
+        req.resume(); // whatever input the command did not read
+        res.end(`${JSON.stringify({ exit: code })}\n`);
+      });
+  });
+  server.on("clientError", (_error, socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socketPath, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  chmodSync(socketPath, 0o600);
+  return server;
+}
+
+/** Runs a command in the owning gateway; resolves to its exit code. */
+export async function forward(socketPath: string, spec: CommandSpec, args: string[], io: CommandIO): Promise<number> {
+  const inputPath = spec.inputOf?.(args);
+  const input = inputPath !== undefined ? await io.openInput(inputPath) : undefined;
+  return new Promise<number>((resolve, reject) => {
+    const req = request(
+      {
+        socketPath,
+        method: "POST",
+        path: `/commands/${encodeURIComponent(spec.name)}`,
+        headers: { "x-command": JSON.stringify({ args, tty: io.tty }), "content-type": "application/octet-stream" },
+      },
+      (res) => {
+        if (res.statusCode !== 200) {
+          reject(new Error(`the gateway that owns the database refused the command (HTTP ${res.statusCode})`));
+          res.resume();
+          return;
+        }
+        let exit: number | undefined;
+        const lines = createInterface({ input: res, crlfDelay: Infinity });
+        lines.on("line", (line) => {
+          const message = JSON.parse(line) as { out?: string; err?: string; exit?: number };
+          if (message.out !== undefined) io.out(message.out);
+          if (message.err !== undefined) io.err(message.err);
+          if (message.exit !== undefined) exit = message.exit;
+        });
+        lines.on("close", () => {
+          const failure = input?.readError();
+          if (failure) reject(failure);
+          else if (exit === undefined) reject(new Error("the gateway that owns the database stopped before the command finished"));
+          else resolve(exit);
+        });
+      },
+    );
+    req.on("error", (error) => reject(new Error(`cannot reach the gateway that owns the database at ${socketPath}: ${oneLine(error)}`)));
+    if (input) input.input.pipe(req);
+    else req.end();
+  });
+}

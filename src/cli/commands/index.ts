@@ -1,0 +1,6 @@
+/** The commands that open the database, which a gateway owning it runs for the command line. */
+import { importCommand } from "./import.js";
+import { keysCommand } from "./keys.js";
+import { migrateCommand } from "./migrate.js";
+
+export const DATABASE_COMMANDS = [keysCommand, importCommand, migrateCommand] as const;

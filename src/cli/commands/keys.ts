@@ -1,0 +1,109 @@
+/**
+ * `npm run keys -- <command>`: manage API keys (CONTRACT §7).
+ *
+ *   create --name N [--owner O] [--per-minute N] [--per-day N] [--json]
+ *   list [--json]
+ *   revoke <id|prefix>
+ *   set-limits <id|prefix> [--per-minute N|default] [--per-day N|default]
+ *
+ * A created key is printed once; with --json the last line of standard output
+ * is {"id":…,"key":"…","prefix":"…"}. Nothing else ever prints a secret.
+ */
+import { parseArgs } from "node:util";
+import { KeyError, KeyStore, type KeyRecord } from "../../keys/store.js";
+import type { Command, CommandSpec } from "../open.js";
+
+const USAGE = `usage: npm run keys -- create --name NAME [--owner O] [--per-minute N] [--per-day N] [--json]
+       npm run keys -- list [--json]
+       npm run keys -- revoke <id|prefix>
+       npm run keys -- set-limits <id|prefix> [--per-minute N|default] [--per-day N|default]`;
+
+class UsageError extends Error {}
+
+/** A limit option: a positive integer, `default` (null: use the defaults), or absent. */
+function limit(name: string, value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === "default") return null;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
+    throw new KeyError(`--${name} must be a positive integer or default, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+function describe(k: KeyRecord): string {
+  const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active";
+  const limits = `${k.perMinute ?? "default"}/min ${k.perDay ?? "default"}/day`;
+  return `${k.id}\t${k.prefix}…\t${k.name}\t${k.owner ?? "-"}\t${state}\t${limits}\tlast used ${k.lastUsedAt?.toISOString() ?? "never"}`;
+}
+
+const keysCli: Command = async (args, io, withDatabase) => {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        name: { type: "string" },
+        owner: { type: "string" },
+        "per-minute": { type: "string" },
+        "per-day": { type: "string" },
+        json: { type: "boolean", default: false },
+      },
+    });
+  } catch (error) {
+    io.err(`keys: ${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, ref, ...rest] = positionals;
+  try {
+    if (!command || rest.length > 0) throw new UsageError();
+    if ((command === "revoke" || command === "set-limits") !== (ref !== undefined)) throw new UsageError();
+    if (command === "create" && values.name === undefined) throw new UsageError("--name is required");
+    const perMinute = limit("per-minute", values["per-minute"]);
+    const perDay = limit("per-day", values["per-day"]);
+    return await withDatabase(async (db) => {
+      const keys = new KeyStore(db);
+      switch (command) {
+        case "create": {
+          const created = await keys.create({ name: values.name!, owner: values.owner, perMinute, perDay });
+          if (values.json) {
+            io.out(`${JSON.stringify(created)}\n`);
+          } else {
+            io.out(
+              `Created key ${created.id} (${created.prefix}…). It is shown this once and cannot be recovered:\n\n  ${created.key}\n\n`,
+            );
+          }
+          return 0;
+        }
+        case "list": {
+          const all = await keys.list();
+          if (values.json) io.out(`${JSON.stringify(all)}\n`);
+          else io.out(all.length ? `${all.map(describe).join("\n")}\n` : "no API keys\n");
+          return 0;
+        }
+        case "revoke":
+          io.out(`revoked: ${describe(await keys.revoke(ref!))}\n`);
+          return 0;
+        case "set-limits":
+          if (perMinute === undefined && perDay === undefined) throw new UsageError("give --per-minute and/or --per-day");
+          io.out(`limits set: ${describe(await keys.setLimits(ref!, { perMinute, perDay }))}\n`);
+          return 0;
+        default:
+          throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+      }
+    });
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`keys: ${error.message ? `${error.message}\n` : ""}${USAGE}\n`);
+      return 2;
+    }
+    if (error instanceof KeyError) {
+      io.err(`keys: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+};
+
+export const keysCommand: CommandSpec = { name: "keys", prefix: "keys", run: keysCli };

@@ -1,0 +1,57 @@
+/**
+ * Runs one of the command-line entries (`src/cli/<script>.ts`) as a process
+ * on an embedded DATA_DIR, with `input` on its standard input.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const TSX = join(ROOT, "node_modules", ".bin", "tsx");
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  /** What the command reads on standard input (a string, or chunks written one by one). */
+  input?: string | Iterable<string>;
+  /** Called with the process once it is started (to kill it, for instance). */
+  started?: (child: ChildProcess) => void;
+  timeoutMs?: number;
+}
+
+export function cli(dataDir: string, script: string, args: string[], options: CliOptions = {}): Promise<CliRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
+  delete env.DATABASE_URL;
+  const timeoutMs = options.timeoutMs ?? 90_000;
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, [`src/cli/${script}.ts`, ...args], { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${script} ${args.join(" ")} did not finish in ${timeoutMs} ms:\n${stderr}`));
+    }, timeoutMs);
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.on("error", () => undefined); // the command may end before reading everything
+    options.started?.(child);
+    const input = options.input ?? "";
+    if (typeof input === "string") child.stdin.end(input);
+    else {
+      void (async () => {
+        for (const chunk of input) {
+          if (!child.stdin.write(chunk)) await new Promise((r) => child.stdin.once("drain", r));
+        }
+        child.stdin.end();
+      })();
+    }
+  });
+}

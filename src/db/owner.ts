@@ -29,27 +29,37 @@ export type Claim =
 
 export const LOCK_FILE = "owner.lock";
 
-/** A process's start time (field 22 of /proc/PID/stat), or null where /proc is not there. */
-export function startTicksOf(pid: number): number | null {
+/** A process's state and start time (fields 3 and 22 of /proc/PID/stat), or null where /proc is not there. */
+function procStat(pid: number): { state: string; startTicks: number } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // The command name (field 2) is in parentheses and may hold spaces: count after the last ")".
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[19]);
+    return { state: fields[0]!, startTicks: Number(fields[19]) };
   } catch {
     return null;
   }
 }
 
-/** Whether the process a lock names is still running. */
+/** A process's start time in clock ticks since boot, or null where /proc is not there. */
+export function startTicksOf(pid: number): number | null {
+  return procStat(pid)?.startTicks ?? null;
+}
+
+/**
+ * Whether the process a lock names is still running: it exists, is not a
+ * zombie (killed, not yet reaped: a container without an init reaps late),
+ * and started when the lock says (not a recycled pid).
+ */
 export function isAlive(info: Pick<OwnerInfo, "pid" | "startTicks">): boolean {
   try {
     process.kill(info.pid, 0);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
   }
-  const ticks = startTicksOf(info.pid);
-  return info.startTicks === null || ticks === null || ticks === info.startTicks;
+  const stat = procStat(info.pid);
+  if (!stat) return true;
+  return stat.state !== "Z" && stat.state !== "X" && (info.startTicks === null || stat.startTicks === info.startTicks);
 }
 
 function readLock(path: string): OwnerInfo | null {

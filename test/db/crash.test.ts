@@ -1,0 +1,73 @@
+/**
+ * `kill -9` of a gateway that owns an embedded DATA_DIR loses nothing it
+ * acknowledged: a key printed before the kill works after the restart, and
+ * an import killed half-way did not happen at all. The restart takes over
+ * the dead gateway's lock by itself.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { demoExportChunks } from "../../src/demo/index.js";
+import { canaryExport } from "../support/canary.js";
+import { cli } from "../support/cli.js";
+import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
+
+let tmp: string;
+let dataDir: string;
+
+beforeAll(async () => {
+  tmp = mkdtempSync(join(tmpdir(), "crash-"));
+  dataDir = join(tmp, "data");
+  expect((await cli(dataDir, "import", ["-"], { input: JSON.stringify(canaryExport()) })).code).toBe(0);
+}, 120_000);
+
+afterAll(async () => {
+  await stopAllGateways();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+async function started(name: string): Promise<GatewayProcess> {
+  const gateway = await startGateway(name, { DATA_DIR: dataDir });
+  await waitReady(gateway, 120_000);
+  return gateway;
+}
+
+/** SIGKILL to the gateway's process group (tsx and its node), and wait for it to be gone. */
+async function killNine(gateway: GatewayProcess): Promise<void> {
+  process.kill(-gateway.child.pid!, "SIGKILL");
+  await gateway.exited;
+}
+
+const universities = async (gateway: GatewayProcess, key: string) =>
+  ((await request(gateway, "/api/v1/universities", { key })).json.items as { code: string }[]).map((u) => u.code);
+
+let key: string;
+
+it("a key printed before kill -9 works after the restart", async () => {
+  const first = await started("first");
+  const created = await cli(dataDir, "keys", ["create", "--name", "survives", "--json"]);
+  expect(created.code).toBe(0);
+  key = (JSON.parse(created.stdout.trim()) as { key: string }).key;
+  expect((await request(first, "/api/v1/universities", { key })).status).toBe(200);
+  await killNine(first);
+
+  const second = await started("second");
+  expect(await universities(second, key)).toEqual(["NTU", "NTHU", "UW"]);
+  await killNine(second);
+}, 300_000);
+
+it("an import killed half-way through the gateway did not happen", async () => {
+  const gateway = await started("importing");
+  let imported: Promise<{ code: number | null; stderr: string }> | undefined;
+  // The demo export: 15 schools and a month of hourly observations, several seconds to import.
+  imported = cli(dataDir, "import", ["-"], { input: demoExportChunks({ now: new Date("2026-11-20T00:00:00Z") }), timeoutMs: 120_000 });
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  await killNine(gateway);
+  const result = await imported;
+  expect(result.code).toBe(1);
+  expect(result.stderr).toMatch(/^import failed: .*(stopped before the command finished|cannot reach)/);
+
+  const restarted = await started("restarted");
+  expect(await universities(restarted, key)).toEqual(["NTU", "NTHU", "UW"]);
+}, 300_000);

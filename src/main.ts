@@ -13,7 +13,7 @@ import { serveCommands } from "./cli/channel.js";
 import { DATABASE_COMMANDS } from "./cli/commands/index.js";
 import { loadConfig } from "./config.js";
 import { createReadClient } from "./db/client.js";
-import { openDatabase } from "./db/driver.js";
+import { DataDirError, openDatabase } from "./db/driver.js";
 import { migrate } from "./db/migrate.js";
 import { claim, ownedMessage } from "./db/owner.js";
 import { demoExportChunks } from "./demo/index.js";
@@ -44,6 +44,10 @@ if (!config.databaseUrl) {
 const db = await openDatabase({
   ...config,
   onConnectionError: (error) => log.warn({ err: String(error) }, "database connection lost; the pool replaces it"),
+}).catch((error: unknown) => {
+  if (!(error instanceof DataDirError)) throw error;
+  process.stderr.write(`npm start: ${error.message}\n`);
+  process.exit(1);
 });
 const applied = await migrate(db);
 if (applied.length) log.info({ applied }, "applied migrations");
@@ -101,9 +105,12 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-/** `owner.sock` in the data directory, or a shorter path where that is too long for a Unix socket. */
+/**
+ * The command socket: in the user's runtime directory (or the temporary one),
+ * named after the data directory. Not inside it: PGlite's dump of the
+ * directory (db:backup) cannot read a socket.
+ */
 function commandSocketPath(dataDir: string): string {
-  const inside = resolve(dataDir, "owner.sock");
-  if (Buffer.byteLength(inside) < 100) return inside;
-  return join(tmpdir(), `uedu-${createHash("sha256").update(inside).digest("hex").slice(0, 16)}.sock`);
+  const name = `uedu-gateway-${createHash("sha256").update(resolve(dataDir)).digest("hex").slice(0, 16)}.sock`;
+  return join(process.env.XDG_RUNTIME_DIR || tmpdir(), name);
 }

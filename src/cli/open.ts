@@ -13,6 +13,7 @@
 import { mkdirSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { Readable } from "node:stream";
+import { inspect } from "node:util";
 import { loadConfig } from "../config.js";
 import { type Database, openDatabase } from "../db/driver.js";
 import { migrate } from "../db/migrate.js";
@@ -49,6 +50,10 @@ export interface CommandSpec {
   run: Command;
   /** The argument that names the command's input file (or `-`), if it reads one. */
   inputOf?: (args: string[]) => string | undefined;
+  /** The arguments as a gateway that owns the database must see them (paths made absolute). */
+  sendArgs?: (args: string[]) => string[];
+  /** The command replaces the database: it never runs inside a gateway, and refuses while one serves. */
+  exclusive?: boolean;
 }
 
 /** Opens the configured database and applies its pending migrations. */
@@ -65,7 +70,9 @@ export async function openMigrated(env: NodeJS.ProcessEnv = process.env): Promis
 
 /** An error's message on one line. */
 export const oneLine = (error: unknown): string =>
-  (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " ").trim();
+  (error instanceof Error ? error.message : typeof error === "object" && error !== null ? inspect(error, { breakLength: Infinity }) : String(error))
+    .replace(/\s*\n\s*/g, " ")
+    .trim();
 
 /**
  * Runs a command: `main` resolves to the exit code; anything it throws is
@@ -99,7 +106,8 @@ export function runCommand(spec: CommandSpec): void {
     const config = loadConfig();
     if (config.databaseUrl) return spec.run(args, processIO, withOpened);
     const owner = ownerOf(config.dataDir);
-    if (owner?.socket) return forward(owner.socket, spec, args, processIO);
+    if (owner && spec.exclusive) return refuse(spec, ownedMessage(config.dataDir, owner));
+    if (owner?.socket) return forward(owner.socket, spec, spec.sendArgs?.(args) ?? args, processIO);
     // The directory is taken when the command opens the database, not before:
     // a usage mistake creates nothing and is told as such, whoever owns it.
     const withOwned: WithDatabase = async (work) => {

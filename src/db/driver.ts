@@ -4,6 +4,7 @@
  * runner (for migrations and the few statements Prisma cannot express).
  */
 import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
@@ -23,6 +24,8 @@ export interface Database {
   transaction<T>(work: (tx: Pick<Database, "exec" | "query">) => Promise<T>): Promise<T>;
   /** Closes every connection. */
   close(): Promise<void>;
+  /** The embedded database's whole directory as a gzipped tar (PGlite's dump); absent on a server. */
+  dump?(): Promise<Blob>;
 }
 
 export interface OpenOptions {
@@ -57,9 +60,26 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     : openPGlite(options.dataDir ?? "./data");
 }
 
-async function openPGlite(dataDir: string): Promise<Database> {
+/** PGlite could not open a data directory (it aborts on a damaged one). */
+export class DataDirError extends Error {
+  constructor(dataDir: string, cause: unknown) {
+    const reason = cause instanceof Error && /Aborted\(\)/.test(cause.message) ? "PGlite aborted while reading it" : String(cause).split("\n")[0];
+    super(
+      `cannot open the embedded database in ${resolve(dataDir)} (${reason}): it is damaged or not a database. ` +
+        "Restore a copy with npm run db:restore -- <file>, or move the directory away to start with an empty one",
+    );
+  }
+}
+
+/** Opens an embedded database in `dataDir`; with `loadDataDir`, a new one from a dump. */
+export async function openPGlite(dataDir: string, loadDataDir?: Blob): Promise<Database> {
   if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir);
+  let client: PGlite;
+  try {
+    client = await PGlite.create(dataDir, loadDataDir ? { loadDataDir } : {});
+  } catch (error) {
+    throw new DataDirError(dataDir, error);
+  }
   // PGlite is one connection; it queues statements behind a running
   // transaction itself.
   return {
@@ -79,6 +99,7 @@ async function openPGlite(dataDir: string): Promise<Database> {
         }),
       ),
     close: () => client.close(),
+    dump: () => client.dumpDataDir("gzip"),
   };
 }
 

@@ -18,7 +18,7 @@ export interface OwnerInfo {
   startTicks: number | null;
   /** What the owner is: `gateway`, or the command that holds the directory. */
   role: string;
-  /** Where a gateway owner takes commands (`owner.sock` in the directory, or a shorter path). */
+  /** Where a gateway owner takes commands (a Unix socket in the runtime directory). */
   socket: string | null;
   since: string;
 }

@@ -1,6 +1,7 @@
 /** The commands that open the database, which a gateway owning it runs for the command line. */
+import { backupCommand } from "./backup.js";
 import { importCommand } from "./import.js";
 import { keysCommand } from "./keys.js";
 import { migrateCommand } from "./migrate.js";
 
-export const DATABASE_COMMANDS = [keysCommand, importCommand, migrateCommand] as const;
+export const DATABASE_COMMANDS = [keysCommand, importCommand, migrateCommand, backupCommand] as const;

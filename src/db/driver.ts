@@ -71,12 +71,20 @@ export class DataDirError extends Error {
   }
 }
 
+/**
+ * PostgreSQL's memory inside PGlite's WebAssembly heap, which never shrinks.
+ * The defaults are a server's (128 MB of shared buffers, 64 MB for
+ * maintenance); the embedded database's tables are small and its files sit
+ * in the operating system's cache anyway.
+ */
+const PGLITE_SETTINGS = ["shared_buffers = 16MB", "wal_buffers = 1MB", "temp_buffers = 2MB", "maintenance_work_mem = 16MB"];
+
 /** Opens an embedded database in `dataDir`; with `loadDataDir`, a new one from a dump. */
 export async function openPGlite(dataDir: string, loadDataDir?: Blob): Promise<Database> {
   if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
   let client: PGlite;
   try {
-    client = await PGlite.create(dataDir, loadDataDir ? { loadDataDir } : {});
+    client = await PGlite.create(dataDir, { postgresqlconf: PGLITE_SETTINGS, ...(loadDataDir ? { loadDataDir } : {}) });
   } catch (error) {
     throw new DataDirError(dataDir, error);
   }

@@ -13,6 +13,7 @@
  */
 import { chmodSync, rmSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
+import { connect } from "node:net";
 import { createInterface } from "node:readline";
 import type { Database } from "../db/driver.js";
 import { migrate } from "../db/migrate.js";
@@ -23,7 +24,11 @@ export async function serveCommands(socketPath: string, db: Database, commands: 
   rmSync(socketPath, { force: true }); // left by a killed owner; the lock says it is ours now
   const byName = new Map(commands.map((c) => [c.name, c]));
   const server = createServer((req, res) => {
-    const spec = req.method === "POST" ? byName.get(decodeURIComponent(req.url?.replace(/^\/commands\//, "") ?? "")) : undefined;
+    // A command line that goes away mid-command must not take the gateway with it.
+    req.on("error", () => undefined);
+    res.on("error", () => undefined);
+    const name = /^\/commands\/([\w:-]+)$/.exec(req.url ?? "")?.[1];
+    const spec = req.method === "POST" && name ? byName.get(name) : undefined;
     let header: { args: string[]; tty: boolean };
     try {
       header = JSON.parse(String(req.headers["x-command"] ?? ""));
@@ -67,8 +72,44 @@ export async function serveCommands(socketPath: string, db: Database, commands: 
   return server;
 }
 
+/** Whether something listens on the Unix socket. */
+function listening(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(socketPath);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/**
+ * Waits while the owning gateway is alive but not yet listening (it imports
+ * the demo data on its first start before it takes commands).
+ */
+async function untilListening(socketPath: string, stillOwner: () => boolean, io: CommandIO, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let told = false;
+  while (!(await listening(socketPath))) {
+    if (!stillOwner()) throw new Error("the gateway that owned the database stopped; run the command again");
+    if (Date.now() > deadline) throw new Error(`the gateway that owns the database does not take commands at ${socketPath}`);
+    if (!told) io.err("waiting for the gateway to finish starting…\n");
+    told = true;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /** Runs a command in the owning gateway; resolves to its exit code. */
-export async function forward(socketPath: string, spec: CommandSpec, args: string[], io: CommandIO): Promise<number> {
+export async function forward(
+  socketPath: string,
+  spec: CommandSpec,
+  args: string[],
+  io: CommandIO,
+  stillOwner: () => boolean = () => true,
+  startTimeoutMs = 180_000,
+): Promise<number> {
+  await untilListening(socketPath, stillOwner, io, startTimeoutMs);
   const inputPath = spec.inputOf?.(args);
   const input = inputPath !== undefined ? await io.openInput(inputPath) : undefined;
   return new Promise<number>((resolve, reject) => {
@@ -76,7 +117,7 @@ export async function forward(socketPath: string, spec: CommandSpec, args: strin
       {
         socketPath,
         method: "POST",
-        path: `/commands/${encodeURIComponent(spec.name)}`,
+        path: `/commands/${spec.name}`,
         headers: { "x-command": JSON.stringify({ args, tty: io.tty }), "content-type": "application/octet-stream" },
       },
       (res) => {

@@ -107,7 +107,8 @@ export function runCommand(spec: CommandSpec): void {
     if (config.databaseUrl) return spec.run(args, processIO, withOpened);
     const owner = ownerOf(config.dataDir);
     if (owner && spec.exclusive) return refuse(spec, ownedMessage(config.dataDir, owner));
-    if (owner?.socket) return forward(owner.socket, spec, spec.sendArgs?.(args) ?? args, processIO);
+    const stillOwner = () => ownerOf(config.dataDir)?.pid === owner?.pid;
+    if (owner?.socket) return forward(owner.socket, spec, spec.sendArgs?.(args) ?? args, processIO, stillOwner);
     // The directory is taken when the command opens the database, not before:
     // a usage mistake creates nothing and is told as such, whoever owns it.
     const withOwned: WithDatabase = async (work) => {

@@ -57,6 +57,43 @@ it("a key printed before kill -9 works after the restart", async () => {
   await killNine(second);
 }, 300_000);
 
+it("kill -9 under load: every key printed before it works after the restart", async () => {
+  const loaded = await started("loaded");
+  let stop = false;
+  const load = Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (!stop) await request(loaded, "/api/v1/courses?page_size=100", { key, timeoutMs: 5_000 }).catch(() => undefined);
+    }),
+  );
+  const printed: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const created = await cli(dataDir, "keys", ["create", "--name", `under-load-${i}`, "--json"]);
+    expect(created.code, created.stderr).toBe(0);
+    printed.push((JSON.parse(created.stdout.trim()) as { key: string }).key);
+  }
+  await killNine(loaded);
+  stop = true;
+  await load;
+
+  const after = await started("after-load");
+  for (const k of printed) expect(await universities(after, k)).toEqual(["NTU", "NTHU", "UW"]);
+  await killNine(after);
+}, 300_000);
+
+it("a command line killed half-way through an import leaves the gateway serving, the import undone", async () => {
+  const gateway = await started("serving");
+  const imported = cli(dataDir, "import", ["-"], {
+    input: demoExportChunks({ now: new Date("2026-11-20T00:00:00Z") }),
+    started: (child) => setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 2_500),
+    timeoutMs: 120_000,
+  });
+  expect((await imported).code).toBeNull(); // killed
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  expect(gateway.alive).toBe(true);
+  expect(await universities(gateway, key)).toEqual(["NTU", "NTHU", "UW"]);
+  await killNine(gateway);
+}, 300_000);
+
 it("an import killed half-way through the gateway did not happen", async () => {
   const gateway = await started("importing");
   let imported: Promise<{ code: number | null; stderr: string }> | undefined;

@@ -27,7 +27,8 @@ export function cli(dataDir: string, script: string, args: string[], options: Cl
   delete env.DATABASE_URL;
   const timeoutMs = options.timeoutMs ?? 90_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [`src/cli/${script}.ts`, ...args], { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+    // Its own process group, so that a test can kill tsx and its node together (kill(-pid)).
+    const child = spawn(TSX, [`src/cli/${script}.ts`, ...args], { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
     let stdout = "";
     let stderr = "";
     const timer = setTimeout(() => {

@@ -6,7 +6,6 @@ export { buildConferences, buildPapers } from "./papers.js";
 export { buildHubPacks } from "./packs.js";
 export { buildStations, haversineKm, type DemoStation } from "./stations.js";
 export { observationBatches, observe } from "./observations.js";
-export { stationAqi } from "./aqi.js";
 export { isoInstant, floorHour } from "./time.js";
 export {
   DEMO_DEFAULT_DAYS,

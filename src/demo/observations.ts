@@ -1,4 +1,4 @@
-import { stationAqi } from "./aqi.js";
+import { aqiFromConcentrations, standardForCountry } from "../domain/environment/index.js";
 import { HOUR_MS, isoInstant } from "./time.js";
 import { hash32, hashString, hashUnit, smoothNoise } from "./random.js";
 import type { DemoStation } from "./stations.js";
@@ -61,7 +61,8 @@ export function observe(seed: number, s: DemoStation, hour: number): ExportObser
     const pm10Value = pm10 === null || nul(4) ? null : pm10;
     row.pm25_ugm3 = pm25Value;
     if (s.hasPm10) row.pm10_ugm3 = pm10Value;
-    row.aqi = nul(5) || (pm25Value === null && pm10Value === null) ? null : stationAqi(s.station.country, pm25Value ?? 0, pm10Value);
+    // What the station reports: the gateway's own standard (MOENV 2025 in Taiwan, EPA 2024 in the US).
+    row.aqi = nul(5) ? null : aqiFromConcentrations(standardForCountry(s.station.country)!, { pm25: pm25Value, pm10: pm10Value });
   }
   return row;
 }

@@ -1,3 +1,4 @@
+import { haversineMeters } from "../domain/environment/index.js";
 import { Rng, hashString } from "./random.js";
 import { REGIONS, regionOf, type RegionInfo } from "./universities.js";
 import type { ExportStation, ExportUniversity, StationKind, StationSource } from "./types.js";
@@ -20,14 +21,9 @@ export interface DemoStation {
   pm10Ratio: number;
 }
 
-const EARTH_RADIUS_KM = 6371.0088;
-
+/** The domain's great-circle distance, in kilometres. */
 export function haversineKm(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const rad = Math.PI / 180;
-  const dLat = (lat2 - lat1) * rad;
-  const dLon = (lon2 - lon1) * rad;
-  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLon / 2) ** 2;
-  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(a)));
+  return haversineMeters({ latitude: lat1, longitude: lon1 }, { latitude: lat2, longitude: lon2 }) / 1000;
 }
 
 type Fixed = [id: string, name: string, kind: StationKind, region: string, lat: number, lon: number, elevation: number];

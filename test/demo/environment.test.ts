@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { demoExportChunks, haversineKm, stationAqi, type ExportObservation, type ExportStation, type ExportUniversity } from "../../src/demo/index.js";
+import { demoExportChunks, haversineKm, type ExportObservation, type ExportStation, type ExportUniversity } from "../../src/demo/index.js";
+import { aqiFromConcentrations, AQI_BREAKPOINTS, standardForCountry } from "../../src/domain/environment/index.js";
 
 const NOW = new Date("2026-11-20T00:00:00Z");
 const HOUR = 3_600_000;
@@ -121,16 +122,17 @@ describe("demo observations", () => {
     }
   });
 
-  it("reports an AQI that grows with PM2.5", () => {
-    for (const country of ["TW", "US"] as const) {
-      let prev = -1;
-      for (let pm = 0; pm <= 300; pm += 0.5) {
-        const aqi = stationAqi(country, pm, null);
-        expect(aqi).toBeGreaterThanOrEqual(prev);
-        prev = aqi;
-      }
+  it("reports the AQI the gateway's own standard gives for the station's particulates", () => {
+    const countryOf = new Map(doc.stations.map((s) => [s.id, s.country]));
+    let checked = 0;
+    for (const o of doc.observations) {
+      if (o.aqi == null) continue;
+      const standard = standardForCountry(countryOf.get(o.station_id));
+      expect(o.aqi, `${o.station_id} ${o.observed_at}`).toBe(aqiFromConcentrations(standard!, { pm25: o.pm25_ugm3, pm10: o.pm10_ugm3 }));
+      checked++;
     }
-    expect(stationAqi("US", 9, null)).toBe(50);
-    expect(stationAqi("TW", 35.4, 20)).toBe(100);
+    expect(checked).toBeGreaterThan(1000);
+    // Taiwan's 2025 table: 15.4 µg/m³ of PM2.5 is Moderate now (Good up to 12.4), no longer Good.
+    expect(AQI_BREAKPOINTS.MOENV.pm25[0]!.cHi).toBe(12.4);
   });
 });

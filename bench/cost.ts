@@ -68,8 +68,18 @@ const allAttacks: Attack[] = [
   },
   {
     name: "15 lists of one school's 90-day history (a batch each)",
-    accepted: { query: aliases(15, (i) => `universities(first: 1, region: "${REGIONS[i % REGIONS.length]}") { nodes { environmentHistory(days: 90) { ${D} } } }`) },
-    refused: { query: aliases(15, (i) => `universities(first: 2, region: "${REGIONS[i % REGIONS.length]}") { nodes { environmentHistory(days: 90) { ${D} } } }`) },
+    accepted: {
+      query: aliases(
+        15,
+        (i) => `universities(first: 1, region: "${REGIONS[i % REGIONS.length]}") { nodes { environmentHistory(days: 90) { ${D} } } }`,
+      ),
+    },
+    refused: {
+      query: aliases(
+        15,
+        (i) => `universities(first: 2, region: "${REGIONS[i % REGIONS.length]}") { nodes { environmentHistory(days: 90) { ${D} } } }`,
+      ),
+    },
   },
   {
     name: "15 lists of 15 schools' 8-day histories",
@@ -78,23 +88,50 @@ const allAttacks: Attack[] = [
   },
   {
     name: "9 environment snapshot lists of 100 schools",
-    accepted: { query: aliases(9, (i) => `environmentSnapshot(limit: 100, region: "${REGIONS[i % REGIONS.length]}") { nodes { school { code } realtime { aqi pm25Ugm3 } ${D.replace("daily", "daily")} } }`) },
-    refused: { query: aliases(10, (i) => `environmentSnapshot(limit: 100, region: "${REGIONS[i % REGIONS.length]}") { nodes { school { code } realtime { aqi } } }`) },
+    accepted: {
+      query: aliases(
+        9,
+        (i) =>
+          `environmentSnapshot(limit: 100, region: "${REGIONS[i % REGIONS.length]}") { nodes { school { code } realtime { aqi pm25Ugm3 } ${D.replace("daily", "daily")} } }`,
+      ),
+    },
+    refused: {
+      query: aliases(
+        10,
+        (i) => `environmentSnapshot(limit: 100, region: "${REGIONS[i % REGIONS.length]}") { nodes { school { code } realtime { aqi } } }`,
+      ),
+    },
   },
   {
     name: "2 × nodes(ids:) with 100 course ids",
-    accepted: { query: `query(${Array.from({ length: 2 }, (_, k) => `$i${k}: [ID!]!`).join(", ")}) ${aliases(2, (k) => `nodes(ids: $i${k}) { id ... on Course { courseNameChinese instructor } }`)}`, variables: Object.fromEntries(Array.from({ length: 2 }, (_, k) => [`i${k}`, courseIds(k)])) },
+    accepted: {
+      query: `query(${Array.from({ length: 2 }, (_, k) => `$i${k}: [ID!]!`).join(", ")}) ${aliases(2, (k) => `nodes(ids: $i${k}) { id ... on Course { courseNameChinese instructor } }`)}`,
+      variables: Object.fromEntries(Array.from({ length: 2 }, (_, k) => [`i${k}`, courseIds(k)])),
+    },
     refused: { query: `query($ids: [ID!]!) ${aliases(3, () => "nodes(ids: $ids) { id }")}`, variables: { ids: courseIds(0) } },
   },
   {
     name: "every school's 20 newest courses with their school",
-    accepted: { query: `{ universities { nodes { code courses(first: 20) { totalCount nodes { databaseId courseNameChinese courseNameEnglish instructor semester university { code } } } } } }` },
+    accepted: {
+      query: `{ universities { nodes { code courses(first: 20) { totalCount nodes { databaseId courseNameChinese courseNameEnglish instructor semester university { code } } } } } }`,
+    },
     refused: { query: `{ universities { nodes { code courses(first: 40) { totalCount nodes { databaseId university { code } } } } } }` },
   },
   {
     name: "15 course searches of 100 with a 200-character q",
-    accepted: { query: aliases(15, (i) => `courses(first: 100, q: "${"程式".repeat(99)}${i}") { totalCount nodes { databaseId courseNameChinese university { code } } }`) },
-    refused: { query: aliases(15, (i) => `universities(first: 100, region: "r${i}") { nodes { courses(first: 100) { totalCount nodes { databaseId } } } }`) },
+    accepted: {
+      query: aliases(
+        15,
+        (i) =>
+          `courses(first: 100, q: "${"程式".repeat(99)}${i}") { totalCount nodes { databaseId courseNameChinese university { code } } }`,
+      ),
+    },
+    refused: {
+      query: aliases(
+        15,
+        (i) => `universities(first: 100, region: "r${i}") { nodes { courses(first: 100) { totalCount nodes { databaseId } } } }`,
+      ),
+    },
   },
 ];
 
@@ -102,8 +139,14 @@ const attacks = allAttacks.filter((a) => !values.only || a.name.includes(values.
 
 /** The issue's attacks, sent to a gateway without the cost limit. */
 const unlimited = [
-  { name: "15 aliases of every school's history, 90 down to 76 days", query: aliases(15, (i) => `universities { nodes { environmentHistory(days: ${90 - i}) { ${D} } } }`) },
-  { name: "15 aliases of every school's history, 30 down to 16 days", query: aliases(15, (i) => `universities { nodes { environmentHistory(days: ${30 - i}) { ${D} } } }`) },
+  {
+    name: "15 aliases of every school's history, 90 down to 76 days",
+    query: aliases(15, (i) => `universities { nodes { environmentHistory(days: ${90 - i}) { ${D} } } }`),
+  },
+  {
+    name: "15 aliases of every school's history, 30 down to 16 days",
+    query: aliases(15, (i) => `universities { nodes { environmentHistory(days: ${30 - i}) { ${D} } } }`),
+  },
   { name: "every school's 90-day history (no first)", query: `{ universities { nodes { environmentHistory(days: 90) { ${D} } } } }` },
 ];
 
@@ -118,7 +161,13 @@ const others: { path: string; body?: unknown }[] = [
 ];
 
 function post(gateway: GatewayProcess, key: string, body: unknown, timeoutMs = 30_000) {
-  return request(gateway, "/graphql", { key, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), timeoutMs });
+  return request(gateway, "/graphql", {
+    key,
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    timeoutMs,
+  });
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
@@ -169,7 +218,9 @@ try {
     const a = other.body ? await post(gateway, othersKey, other.body) : await request(gateway, other.path, { key: othersKey });
     if (a.status !== 200) throw new Error(`the other clients' ${other.path} answers ${a.status}: ${a.text.slice(0, 200)}`);
   }
-  console.log(`PostgreSQL private; gateway src/main.ts on the demo data; limit ${MAX_COST} points; ${CLIENTS} other clients; ${SECONDS} s a phase\n`);
+  console.log(
+    `PostgreSQL private; gateway src/main.ts on the demo data; limit ${MAX_COST} points; ${CLIENTS} other clients; ${SECONDS} s a phase\n`,
+  );
 
   // A gateway whose limit is 1 refuses everything, saying what it costs.
   const pricing = await startGateway("pricing", { ...env, QUERY_MAX_COST: "1" });
@@ -190,7 +241,9 @@ try {
     if (refused.status !== 400 || refused.json?.errors?.[0]?.extensions?.code !== "QUERY_TOO_COSTLY") {
       throw new Error(`${attack.name}: the costlier neighbour was not refused: ${refused.status} ${refused.text.slice(0, 300)}`);
     }
-    console.log(`| ${attack.name} | ${await costOf(attack.accepted)} | 200, ${ms(quantile(runs, 0.5))} (${first.text.length.toLocaleString("en")} bytes) | 400 in ${ms(refused.ms)}, cost ${cost} |`);
+    console.log(
+      `| ${attack.name} | ${await costOf(attack.accepted)} | 200, ${ms(quantile(runs, 0.5))} (${first.text.length.toLocaleString("en")} bytes) | 400 in ${ms(refused.ms)}, cost ${cost} |`,
+    );
   }
 
   console.log(`\n2. The other clients alone, ${SECONDS} s`);
@@ -218,17 +271,26 @@ try {
     times.sort((a, b) => a - b);
     worstAttack = Math.max(worstAttack, times[times.length - 1]!);
     worstOthers = Math.max(worstOthers, o.p99);
-    console.log(`| ${attack.name} | ${times.length} | ${ms(quantile(times, 0.5))} / ${ms(times[times.length - 1]!)} | ${ms(o.p50)} / ${ms(o.p99)} / ${ms(o.max)} | ${o.failures} |`);
+    console.log(
+      `| ${attack.name} | ${times.length} | ${ms(quantile(times, 0.5))} / ${ms(times[times.length - 1]!)} | ${ms(o.p50)} / ${ms(o.p99)} / ${ms(o.max)} | ${o.failures} |`,
+    );
   }
   console.log(`\n   slowest accepted attack: ${ms(worstAttack)} (goal < 1,000 ms); others' worst p99: ${ms(worstOthers)} (goal < 100 ms)`);
 
   console.log("\n4. The issue's attacks: refused here, and timed on a second gateway with the cost limit and the time limits off");
-  const open = await startGateway("unlimited", { ...env, QUERY_MAX_COST: "1000000000000", REQUEST_TIMEOUT_MS: "60000", DB_STATEMENT_TIMEOUT_MS: "60000" });
+  const open = await startGateway("unlimited", {
+    ...env,
+    QUERY_MAX_COST: "1000000000000",
+    REQUEST_TIMEOUT_MS: "60000",
+    DB_STATEMENT_TIMEOUT_MS: "60000",
+  });
   await waitReady(open, 120_000);
   for (const attack of unlimited) {
     const refused = await post(gateway, attackerKey, { query: attack.query });
     const a = await post(open, attackerKey, { query: attack.query }, 120_000);
-    console.log(`   ${attack.name}: limited gateway ${refused.status} in ${ms(refused.ms)} (cost ${refused.json?.errors?.[0]?.extensions?.cost}); without the limit ${a.status} in ${ms(a.ms)}, ${a.text.length.toLocaleString("en")} bytes`);
+    console.log(
+      `   ${attack.name}: limited gateway ${refused.status} in ${ms(refused.ms)} (cost ${refused.json?.errors?.[0]?.extensions?.cost}); without the limit ${a.status} in ${ms(a.ms)}, ${a.text.length.toLocaleString("en")} bytes`,
+    );
   }
 } finally {
   await stopAllGateways();

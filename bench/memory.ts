@@ -15,8 +15,14 @@ import { cli } from "../test/support/cli.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../test/support/gateway-process.js";
 import { demoExportChunks } from "../src/demo/index.js";
 const dataDir = join(mkdtempSync(join(tmpdir(), "bench-memory-")), "data");
-const kb = (pid: number, field: string) => Number(readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+)`))![1]) / 1024;
-const PATHS = ["/api/v1/universities", "/api/v1/courses?page_size=100", "/api/v1/environment/snapshot?limit=100", "/api/v1/environment/schools/1/history?days=30"];
+const kb = (pid: number, field: string) =>
+  Number(readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+)`))![1]) / 1024;
+const PATHS = [
+  "/api/v1/universities",
+  "/api/v1/courses?page_size=100",
+  "/api/v1/environment/snapshot?limit=100",
+  "/api/v1/environment/schools/1/history?days=30",
+];
 let key = "";
 async function requests(gateway: GatewayProcess) {
   for (let i = 0; i < 300; i++) await request(gateway, PATHS[i % PATHS.length]!, { key });
@@ -30,11 +36,15 @@ key = JSON.parse((await cli(dataDir, "keys", ["create", "--name", "m", "--json"]
 await requests(g);
 console.log(`after 300 requests: RSS ${kb(pid, "VmRSS").toFixed(0)} MB, peak ${kb(pid, "VmHWM").toFixed(0)} MB`);
 let max = 0;
-const t = setInterval(() => { max = Math.max(max, kb(pid, "VmRSS")); }, 100);
+const t = setInterval(() => {
+  max = Math.max(max, kb(pid, "VmRSS"));
+}, 100);
 const started = Date.now();
 const r = await cli(dataDir, "import", ["-"], { input: demoExportChunks({ days: 60 }), timeoutMs: 600_000 });
 clearInterval(t);
-console.log(`60-day import through the gateway: exit ${r.code} in ${((Date.now() - started) / 1000).toFixed(1)} s; RSS peak sampled ${max.toFixed(0)} MB, now ${kb(pid, "VmRSS").toFixed(0)} MB, VmHWM ${kb(pid, "VmHWM").toFixed(0)} MB; ${r.stdout.trim()}`);
+console.log(
+  `60-day import through the gateway: exit ${r.code} in ${((Date.now() - started) / 1000).toFixed(1)} s; RSS peak sampled ${max.toFixed(0)} MB, now ${kb(pid, "VmRSS").toFixed(0)} MB, VmHWM ${kb(pid, "VmHWM").toFixed(0)} MB; ${r.stdout.trim()}`,
+);
 await stopAllGateways();
 const g2 = await startGateway("g2", { DATA_DIR: dataDir });
 await waitReady(g2, 300_000);

@@ -43,14 +43,37 @@ function* exportChunks(): Generator<string> {
   const r = () => random.next();
   const place = () => ({ latitude: 22 + r() * 3.2, longitude: 120.1 + r() * 1.8 });
   const schools = Array.from({ length: SCHOOLS }, (_, i) => ({
-    id: i + 1, code: `S${i + 1}`, name_zh: `學校${i + 1}`, name_en: `School ${i + 1}`, short_name: null,
-    region: `Region ${i % 10}`, country: "TW", timezone: "Asia/Taipei", ...place(),
+    id: i + 1,
+    code: `S${i + 1}`,
+    name_zh: `學校${i + 1}`,
+    name_en: `School ${i + 1}`,
+    short_name: null,
+    region: `Region ${i % 10}`,
+    country: "TW",
+    timezone: "Asia/Taipei",
+    ...place(),
   }));
   const stations = [
-    ...Array.from({ length: WEATHER }, (_, i) => ({ id: `W${i}`, name: `Weather ${i}`, kind: "weather", source: "cwa", country: "TW", ...place() })),
+    ...Array.from({ length: WEATHER }, (_, i) => ({
+      id: `W${i}`,
+      name: `Weather ${i}`,
+      kind: "weather",
+      source: "cwa",
+      country: "TW",
+      ...place(),
+    })),
     ...Array.from({ length: AIR }, (_, i) => ({ id: `A${i}`, name: `Air ${i}`, kind: "air", source: "moenv", country: "TW", ...place() })),
   ];
-  yield JSON.stringify({ format: "platform-export/1", exported_at: NOW.toISOString(), universities: schools, courses: [], papers: [], conferences: [], hub_packs: [], stations }).slice(0, -1);
+  yield JSON.stringify({
+    format: "platform-export/1",
+    exported_at: NOW.toISOString(),
+    universities: schools,
+    courses: [],
+    papers: [],
+    conferences: [],
+    hub_packs: [],
+    stations,
+  }).slice(0, -1);
   yield ',"observations":[';
   const hours = DAYS * 24;
   const start = NOW.getTime() - (hours - 1) * 3_600_000;
@@ -108,7 +131,9 @@ async function main() {
   // The process's high-water mark (kB), embedded database included.
   const peakRss = process.resourceUsage().maxRSS * 1024;
   console.log(`database: ${db.kind}`);
-  console.log(`import: ${summary.observations.toLocaleString("en")} observations, ${summary.stations} stations, ${summary.universities} schools in ${importSeconds.toFixed(1)} s; peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`);
+  console.log(
+    `import: ${summary.observations.toLocaleString("en")} observations, ${summary.stations} stations, ${summary.universities} schools in ${importSeconds.toFixed(1)} s; peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`,
+  );
 
   const prisma = createReadClient(db);
   const gateway = createGateway({ db, prisma, auth: false, now: () => NOW });
@@ -124,7 +149,9 @@ async function main() {
       if (i >= 2) samples.push(ms); // two warm-up runs
     }
     samples.sort((a, b) => a - b);
-    console.log(`${label}: median ${percentile(samples, 0.5).toFixed(0)} ms, p95 ${percentile(samples, 0.95).toFixed(0)} ms, max ${samples.at(-1)!.toFixed(0)} ms over ${RUNS} runs`);
+    console.log(
+      `${label}: median ${percentile(samples, 0.5).toFixed(0)} ms, p95 ${percentile(samples, 0.95).toFixed(0)} ms, max ${samples.at(-1)!.toFixed(0)} ms over ${RUNS} runs`,
+    );
   };
   await time("history, one school, 90 days", `/api/v1/environment/schools/1/history?days=${Math.min(90, DAYS)}`, (b) => {
     if (b.data.daily.length !== Math.min(90, DAYS)) throw new Error(`expected ${DAYS} days, got ${b.data.daily.length}`);

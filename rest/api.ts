@@ -85,12 +85,7 @@ export class RestApi {
   }
 
   /** Answers an HTTP request matched to a route: its path segments are still percent-encoded. */
-  async call(
-    match: RouteMatch,
-    query: URLSearchParams,
-    context: Context,
-    onError?: (error: unknown) => void,
-  ): Promise<Answer> {
+  async call(match: RouteMatch, query: URLSearchParams, context: Context, onError?: (error: unknown) => void): Promise<Answer> {
     const path: Record<string, string> = {};
     for (const [name, encoded] of Object.entries(match.segments)) {
       try {
@@ -147,7 +142,9 @@ export class RestApi {
       if (result.errors?.length) throw new AggregateError(result.errors, `operation ${route.operation} failed`);
       const body = envelope(route.envelope, (result.data as { result?: unknown } | null | undefined)?.result);
       if (body) return { status: 200, body };
-      const what = Object.keys(route.pathParams).map((n) => `${n} ${String(values[n])}`).join(", ");
+      const what = Object.keys(route.pathParams)
+        .map((n) => `${n} ${String(values[n])}`)
+        .join(", ");
       return { status: 404, body: failure(`${what || "resource"} not found`) };
     } catch (error) {
       onError?.(error);

@@ -165,7 +165,9 @@ function resourceSchemas(): Record<string, Json> {
     }),
     School: object("School identifier fields of environment responses.", SCHOOL_FIELDS),
     Realtime: object("Real-time air quality at the school (last 3 hours of each air station, IDW of the three nearest).", {
-      aqi: nullable("integer", { description: "AQI under the school's country standard (TW: MOENV, US: EPA); not comparable across countries." }),
+      aqi: nullable("integer", {
+        description: "AQI under the school's country standard (TW: MOENV, US: EPA); not comparable across countries.",
+      }),
       aqi_status: nullableEnum(AQI_STATUSES, "Category of `aqi` under the school's country standard."),
       pm25_ugm3: nullable("number", { description: "PM2.5 in µg/m³, one decimal." }),
       observed_at_utc: nullable("string", { format: "date-time", description: "Newest instant among the values used (UTC, with `Z`)." }),

@@ -21,12 +21,12 @@ function parseFile(dir: string, file: string): DocumentNode {
 
 /** Reads, completes with fragments, and validates every operation document. */
 export function loadOperations(schema: GraphQLSchema, dir = OPERATIONS_DIR): Map<string, DocumentNode> {
-  const fragments = parseFile(dir, FRAGMENTS_FILE).definitions.filter(
-    (d) => d.kind === Kind.FRAGMENT_DEFINITION,
-  );
+  const fragments = parseFile(dir, FRAGMENTS_FILE).definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION);
   const byName = new Map(fragments.map((f) => [f.name.value, f]));
   const operations = new Map<string, DocumentNode>();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".graphql") && f !== FRAGMENTS_FILE).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith(".graphql") && f !== FRAGMENTS_FILE)
+    .sort()) {
     const name = file.slice(0, -".graphql".length);
     const own = parseFile(dir, file);
     const needed = new Set<string>();

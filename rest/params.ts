@@ -32,15 +32,9 @@ export function text(description: string): ParamRule<string | undefined> {
 }
 
 /** An integer in [min, max], with a default (or none: then optional). */
-export function integer(
-  description: string,
-  options: { min: number; max: number; default: number },
-): ParamRule<number>;
+export function integer(description: string, options: { min: number; max: number; default: number }): ParamRule<number>;
 export function integer(description: string, options: { min: number; max: number }): ParamRule<number | undefined>;
-export function integer(
-  description: string,
-  options: { min: number; max: number; default?: number },
-): ParamRule<number | undefined> {
+export function integer(description: string, options: { min: number; max: number; default?: number }): ParamRule<number | undefined> {
   const { min, max } = options;
   return {
     description,

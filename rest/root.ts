@@ -22,7 +22,8 @@ export function rootBody(routes: readonly Route[], limits: Limits) {
         "Attribute data obtained through the API to the platform.",
         "Abuse or breach of these terms may lead to revocation of the key.",
       ],
-      attribution: "Data from the learning platform's Public Data API; environment data aggregated from public government observations (CWA, MOENV, NWS, AirNow).",
+      attribution:
+        "Data from the learning platform's Public Data API; environment data aggregated from public government observations (CWA, MOENV, NWS, AirNow).",
     },
   };
 }

@@ -24,14 +24,16 @@ const ConfigSchema = z.object({
     emptyAsUndefined,
     z
       .string()
-      .transform((list) => list.split(",").map((o) => o.trim()).filter(Boolean))
+      .transform((list) =>
+        list
+          .split(",")
+          .map((o) => o.trim())
+          .filter(Boolean),
+      )
       .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, "each origin is scheme://host[:port], like https://app.example.org")))
       .optional(),
   ),
-  LOG_LEVEL: z.preprocess(
-    emptyAsUndefined,
-    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  ),
+  LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info")),
 });
 
 export interface Config {

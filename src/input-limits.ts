@@ -12,6 +12,7 @@ export const MAX_TEXT_LENGTH = 200;
 export const MAX_LIST_LENGTH = 100;
 
 // C0 controls and DEL, C1 controls, and UTF-16 halves without their other half.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's purpose
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

@@ -13,12 +13,14 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-let parsed;
-try {
-  parsed = parseArgs({
+const parse = () =>
+  parseArgs({
     allowPositionals: true,
     options: { seed: { type: "string" }, days: { type: "string" }, now: { type: "string" } },
   });
+let parsed: ReturnType<typeof parse>;
+try {
+  parsed = parse();
 } catch (error) {
   fail((error as Error).message);
 }

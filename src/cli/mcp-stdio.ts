@@ -18,7 +18,8 @@ if (!key) {
 
 const server = new McpServer({ name: "public-data-api", version: "1.0.0" });
 registerTools(server, ROUTES, async (route, path, query) => {
-  const url = base + route.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(path[name] ?? "")) + (query.size ? `?${query}` : "");
+  const url =
+    base + route.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(path[name] ?? "")) + (query.size ? `?${query}` : "");
   try {
     const response = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: "application/json" } });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };

@@ -70,7 +70,12 @@ export async function openMigrated(env: NodeJS.ProcessEnv = process.env): Promis
 
 /** An error's message on one line. */
 export const oneLine = (error: unknown): string =>
-  (error instanceof Error ? error.message : typeof error === "object" && error !== null ? inspect(error, { breakLength: Infinity }) : String(error))
+  (error instanceof Error
+    ? error.message
+    : typeof error === "object" && error !== null
+      ? inspect(error, { breakLength: Infinity })
+      : String(error)
+  )
     .replace(/\s*\n\s*/g, " ")
     .trim();
 

@@ -55,15 +55,14 @@ const UNBOUNDED_MS = 2 ** 31 - 1;
 
 /** Opens the database the options name. */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options)
-    : openPGlite(options.dataDir ?? "./data");
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openPGlite(options.dataDir ?? "./data");
 }
 
 /** PGlite could not open a data directory (it aborts on a damaged one). */
 export class DataDirError extends Error {
   constructor(dataDir: string, cause: unknown) {
-    const reason = cause instanceof Error && /Aborted\(\)/.test(cause.message) ? "PGlite aborted while reading it" : String(cause).split("\n")[0];
+    const reason =
+      cause instanceof Error && /Aborted\(\)/.test(cause.message) ? "PGlite aborted while reading it" : String(cause).split("\n")[0];
     super(
       `cannot open the embedded database in ${resolve(dataDir)} (${reason}): it is damaged or not a database. ` +
         "Restore a copy with npm run db:restore -- <file>, or move the directory away to start with an empty one",
@@ -139,8 +138,7 @@ async function openPostgres(connectionString: string, options: OpenOptions): Pro
     exec: async (sql) => {
       await pool.query(sql);
     },
-    query: async <Row>(sql: string, params: unknown[] = []) =>
-      (await pool.query(sql, params)).rows as Row[],
+    query: async <Row>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as Row[],
     transaction: async (work) => {
       const client = await pool.connect();
       // Between statements a checked-out connection reports its loss as an event.
@@ -151,8 +149,7 @@ async function openPostgres(connectionString: string, options: OpenOptions): Pro
       };
       client.on("error", onLost);
       // pg reads a per-statement `query_timeout` (its typings do not declare it).
-      const run = (text: string, values?: unknown[]) =>
-        client.query({ text, values, query_timeout: UNBOUNDED_MS } as pg.QueryConfig);
+      const run = (text: string, values?: unknown[]) => client.query({ text, values, query_timeout: UNBOUNDED_MS } as pg.QueryConfig);
       try {
         await run("BEGIN");
         await run("SET LOCAL statement_timeout = 0");

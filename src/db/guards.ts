@@ -75,7 +75,7 @@ function and(where: unknown, rule: Readonly<Args> | undefined): Args | undefined
 
 function refuseGuardedNames(value: unknown, path: string): void {
   if (Array.isArray(value)) {
-    value.forEach((item, i) => refuseGuardedNames(item, `${path}[${i}]`));
+    for (const [i, item] of value.entries()) refuseGuardedNames(item, `${path}[${i}]`);
     return;
   }
   if (typeof value === "string" && guardedNames.has(value) && /(^|\.)(distinct|by)(\[\d+\])?$/.test(path)) {

@@ -23,9 +23,7 @@ export interface OwnerInfo {
   since: string;
 }
 
-export type Claim =
-  | { held: true; release(): void; info: OwnerInfo }
-  | { held: false; owner: OwnerInfo };
+export type Claim = { held: true; release(): void; info: OwnerInfo } | { held: false; owner: OwnerInfo };
 
 export const LOCK_FILE = "owner.lock";
 

@@ -1,23 +1,57 @@
-import { CONTENT_FINAL, CONTENT_MIDTERM, CONTENT_OPENING, DEPARTMENTS, GOAL_TEMPLATES, MEMOS, SCHOOL_DEPARTMENTS, US_DEPARTMENT_NAMES, type CourseTemplate, type Department, type Pair } from "./catalog.js";
+import {
+  CONTENT_FINAL,
+  CONTENT_MIDTERM,
+  CONTENT_OPENING,
+  DEPARTMENTS,
+  GOAL_TEMPLATES,
+  MEMOS,
+  SCHOOL_DEPARTMENTS,
+  US_DEPARTMENT_NAMES,
+  type CourseTemplate,
+  type Department,
+  type Pair,
+} from "./catalog.js";
 import { chineseName, emailHandle, westernName, type PersonName } from "./people.js";
 import { LOWER_ALNUM, Rng, UPPER_ALNUM, hashString } from "./random.js";
 import type { ExportCourse, ExportStudent, ExportUniversity } from "./types.js";
 
 /** Semesters of the demo, oldest first, with their share of courses (the platform grows). */
 export const DEMO_SEMESTERS: ReadonlyArray<readonly [string, number]> = [
-  ["111-1", 8], ["111-2", 10], ["112-1", 13], ["112-2", 15], ["113-1", 17], ["113-2", 18], ["114-1", 19],
+  ["111-1", 8],
+  ["111-2", 10],
+  ["112-1", 13],
+  ["112-2", 15],
+  ["113-1", 17],
+  ["113-2", 18],
+  ["114-1", 19],
 ];
 
 export const DEMO_COURSE_COUNT = 2000;
 
 /** Relative number of courses per school on the platform. */
 const SCHOOL_WEIGHT: Readonly<Record<string, number>> = {
-  NTU: 260, NTHU: 170, NYCU: 190, NCKU: 200, NCCU: 130, NCU: 120, NCHU: 130, NSYSU: 120,
-  NTNU: 130, NTUT: 130, NUK: 80, NDHU: 90, UW: 60, STANFORD: 50, CMU: 50,
+  NTU: 260,
+  NTHU: 170,
+  NYCU: 190,
+  NCKU: 200,
+  NCCU: 130,
+  NCU: 120,
+  NCHU: 130,
+  NSYSU: 120,
+  NTNU: 130,
+  NTUT: 130,
+  NUK: 80,
+  NDHU: 90,
+  UW: 60,
+  STANFORD: 50,
+  CMU: 50,
 };
 
 const GRADE = ["", "一", "二", "三", "四", "碩一"];
-const SEQUEL: ReadonlyArray<Pair> = [["(一)", " (I)"], ["(二)", " (II)"]];
+const SEQUEL: ReadonlyArray<Pair> = [
+  ["(一)", " (I)"],
+  ["(二)", " (II)"],
+];
 
 interface Instructor {
   name: PersonName;
@@ -88,7 +122,12 @@ export function buildCourses(seed: number, universities: readonly ExportUniversi
   let id = 10_000 + rng.int(100, 900);
   return ordered.map(({ course }) => {
     course.id = id;
-    id += rng.weighted([[1, 70], [2, 20], [3, 7], [7, 3]] as const);
+    id += rng.weighted([
+      [1, 70],
+      [2, 20],
+      [3, 7],
+      [7, 3],
+    ] as const);
     return course;
   });
 }
@@ -109,7 +148,15 @@ function schoolOfferings(rng: Rng, uni: ExportUniversity): Offering[] {
   });
 }
 
-function composeCourse(rng: Rng, uni: ExportUniversity, offering: Offering, instructor: Instructor, template: CourseTemplate, semester: string, joinCode: string): ExportCourse {
+function composeCourse(
+  rng: Rng,
+  uni: ExportUniversity,
+  offering: Offering,
+  instructor: Instructor,
+  template: CourseTemplate,
+  semester: string,
+  joinCode: string,
+): ExportCourse {
   const [titleZh, titleEn, level, hasSequel] = template;
   const { dept } = offering;
   const us = uni.country === "US";
@@ -117,20 +164,49 @@ function composeCourse(rng: Rng, uni: ExportUniversity, offering: Offering, inst
   const sequel = hasSequel ? (SEQUEL[term] as Pair) : (["", ""] as const);
   // The same course keeps its number across semesters.
   const serial = (hashString(`${uni.code}:${offering.deptKey}:${titleEn}`) % 90) + 10;
-  const courseNumber = us ? `${dept.usCode}${level === 5 ? 2 : level}${serial}` : `${dept.code}${level}${serial}${hasSequel ? term + 1 : 0}`;
-  const courseClass = rng.weighted([[1, 80], [2, 15], [3, 5]] as const);
+  const courseNumber = us
+    ? `${dept.usCode}${level === 5 ? 2 : level}${serial}`
+    : `${dept.code}${level}${serial}${hasSequel ? term + 1 : 0}`;
+  const courseClass = rng.weighted([
+    [1, 80],
+    [2, 15],
+    [3, 5],
+  ] as const);
   const className = us
     ? `${dept.usCode} ${courseNumber.slice(dept.usCode.length)} Section ${"ABC".charAt(courseClass - 1)}`
-    : offering.deptKey === "GE" ? `通識${"甲乙丙".charAt(courseClass - 1)}班` : `${dept.abbr}${GRADE[level] ?? "一"}${"甲乙丙".charAt(courseClass - 1)}`;
+    : offering.deptKey === "GE"
+      ? `通識${"甲乙丙".charAt(courseClass - 1)}班`
+      : `${dept.abbr}${GRADE[level] ?? "一"}${"甲乙丙".charAt(courseClass - 1)}`;
 
   const topics = rng.sample(dept.topics, rng.int(4, 6));
   const [t1, t2] = [topics[0] as Pair, topics[1] as Pair];
   const goal = rng.pick(GOAL_TEMPLATES);
-  const outlineZh = [CONTENT_OPENING[0], ...topics.slice(0, 3).map((t) => t[0]), CONTENT_MIDTERM[0], ...topics.slice(3).map((t) => t[0]), CONTENT_FINAL[0]];
-  const outlineEn = [CONTENT_OPENING[1], ...topics.slice(0, 3).map((t) => capitalize(t[1])), CONTENT_MIDTERM[1], ...topics.slice(3).map((t) => capitalize(t[1])), CONTENT_FINAL[1]];
+  const outlineZh = [
+    CONTENT_OPENING[0],
+    ...topics.slice(0, 3).map((t) => t[0]),
+    CONTENT_MIDTERM[0],
+    ...topics.slice(3).map((t) => t[0]),
+    CONTENT_FINAL[0],
+  ];
+  const outlineEn = [
+    CONTENT_OPENING[1],
+    ...topics.slice(0, 3).map((t) => capitalize(t[1])),
+    CONTENT_MIDTERM[1],
+    ...topics.slice(3).map((t) => capitalize(t[1])),
+    CONTENT_FINAL[1],
+  ];
   const memo = rng.chance(0.35) ? null : rng.pick(MEMOS)[us ? 1 : 0];
   const weeks = us ? 15 : ["NTU", "NTHU", "NYCU", "NCCU"].includes(uni.code) && semester >= "113" ? 16 : 18;
-  const dates = semesterDates(semester, weeks, us ? 0 : rng.weighted([[0, 85], [7, 15]] as const));
+  const dates = semesterDates(
+    semester,
+    weeks,
+    us
+      ? 0
+      : rng.weighted([
+          [0, 85],
+          [7, 15],
+        ] as const),
+  );
   const nameZh = titleZh + sequel[0];
   const nameEn = titleEn + sequel[1];
 
@@ -173,7 +249,11 @@ function students(rng: Rng, uni: ExportUniversity, deptKey: string, semester: st
   for (let i = 0; i < n; i++) {
     if (uni.country === "US") {
       const name = rng.chance(0.6) ? westernName(rng) : chineseName(rng);
-      out.push({ student_number: String(rng.int(1_000_000, 2_999_999)), name: name.en, email: `${emailHandle(name)}${rng.int(1, 99)}@${uni.code.toLowerCase()}.example.edu` });
+      out.push({
+        student_number: String(rng.int(1_000_000, 2_999_999)),
+        name: name.en,
+        email: `${emailHandle(name)}${rng.int(1, 99)}@${uni.code.toLowerCase()}.example.edu`,
+      });
     } else {
       const name = chineseName(rng);
       const entry = String((roc - Math.min(level, 4) + 1 - (rng.chance(0.3) ? 1 : 0)) % 100).padStart(2, "0");

@@ -7,7 +7,16 @@ import { buildHubPacks } from "./packs.js";
 import { buildConferences, buildPapers } from "./papers.js";
 import { buildStations } from "./stations.js";
 import { floorHour, isoInstant } from "./time.js";
-import type { DemoExportOptions, ExportConference, ExportCourse, ExportHubPack, ExportObservation, ExportPaper, ExportStation, ExportUniversity } from "./types.js";
+import type {
+  DemoExportOptions,
+  ExportConference,
+  ExportCourse,
+  ExportHubPack,
+  ExportObservation,
+  ExportPaper,
+  ExportStation,
+  ExportUniversity,
+} from "./types.js";
 import { DEMO_UNIVERSITIES } from "./universities.js";
 
 export const DEMO_EXPORT_FORMAT = "platform-export/1";

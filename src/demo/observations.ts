@@ -22,7 +22,7 @@ export function observe(seed: number, s: DemoStation, hour: number): ExportObser
   const rk = hash32(seed, hashString(s.region.name));
   const sk = hash32(seed, k);
   const lon = s.station.longitude;
-  const solar = (((hour % 24) + lon / 15) % 24 + 24) % 24;
+  const solar = ((((hour % 24) + lon / 15) % 24) + 24) % 24;
   const doy = dayOfYear(t);
   const season = -Math.cos((2 * Math.PI * (doy - 22)) / YEAR_DAYS); // -1 late January, +1 late July
 
@@ -40,11 +40,19 @@ export function observe(seed: number, s: DemoStation, hour: number): ExportObser
     // Showers are patchy: each station sees its own share of the regional rain.
     const local = wet > 0 ? wet + 0.12 * smoothNoise(sk + 7, hour / 2) : 0;
     // Taiwan: drizzle in winter, downpours in summer.
-    const rate = s.station.country === "TW" ? c.rainRateMm * (0.35 + 0.65 * (season + 1) / 2) : c.rainRateMm;
+    const rate = s.station.country === "TW" ? c.rainRateMm * (0.35 + (0.65 * (season + 1)) / 2) : c.rainRateMm;
     const rainMm = local > 0.01 ? local * rate * (0.4 + 1.2 * hashUnit(seed, k, hour, 3)) : 0;
-    const temp = c.meanC + c.seasonalAmpC * season + synoptic + c.diurnalRangeC * (1 - 0.6 * cloud) * d
-      - 0.0065 * s.elevation + s.tempBias - 1.5 * Math.min(1, wet * 2) + 0.25 * (hashUnit(seed, k, hour, 4) * 2 - 1);
-    let rh = c.rh - 14 * d * (1 - 0.5 * cloud) + 18 * cloud - 6 + 6 * smoothNoise(rk + 5, hour / 30) + 2 * (hashUnit(seed, k, hour, 5) * 2 - 1);
+    const temp =
+      c.meanC +
+      c.seasonalAmpC * season +
+      synoptic +
+      c.diurnalRangeC * (1 - 0.6 * cloud) * d -
+      0.0065 * s.elevation +
+      s.tempBias -
+      1.5 * Math.min(1, wet * 2) +
+      0.25 * (hashUnit(seed, k, hour, 4) * 2 - 1);
+    let rh =
+      c.rh - 14 * d * (1 - 0.5 * cloud) + 18 * cloud - 6 + 6 * smoothNoise(rk + 5, hour / 30) + 2 * (hashUnit(seed, k, hour, 5) * 2 - 1);
     const precip = s.station.country === "TW" ? Math.round(rainMm * 2) / 2 : round1(Math.round(rainMm / 0.254) * 0.254);
     if (precip > 0) rh = Math.max(rh, 88 + 10 * hashUnit(seed, k, hour, 6));
     row.temp_c = nul(0) ? null : round1(temp);
@@ -52,9 +60,13 @@ export function observe(seed: number, s: DemoStation, hour: number): ExportObser
     row.precip_mm = nul(2) ? null : precip;
   } else {
     const solarRush = Math.exp(-((solar - 8.5) ** 2) / 4) + 0.8 * Math.exp(-((solar - 21) ** 2) / 6) - 0.3;
-    const pm = monthly(c.pm25, doy) * s.pmFactor
-      * Math.exp(0.45 * smoothNoise(rk + 6, hour / 40) + 0.2 * smoothNoise(sk + 8, hour / 6))
-      * (1 + 0.15 * solarRush) * (1 - 0.45 * Math.min(1, wet * 2.5)) * (1 + 0.08 * (hashUnit(seed, k, hour, 7) * 2 - 1));
+    const pm =
+      monthly(c.pm25, doy) *
+      s.pmFactor *
+      Math.exp(0.45 * smoothNoise(rk + 6, hour / 40) + 0.2 * smoothNoise(sk + 8, hour / 6)) *
+      (1 + 0.15 * solarRush) *
+      (1 - 0.45 * Math.min(1, wet * 2.5)) *
+      (1 + 0.08 * (hashUnit(seed, k, hour, 7) * 2 - 1));
     const pm25 = s.station.country === "TW" ? Math.max(1, Math.round(pm)) : Math.max(0.1, round1(pm));
     const pm10 = s.hasPm10 ? Math.max(2, Math.round(pm * s.pm10Ratio * (1 + 0.1 * (hashUnit(seed, k, hour, 8) * 2 - 1)))) : null;
     const pm25Value = nul(3) ? null : pm25;
@@ -68,7 +80,13 @@ export function observe(seed: number, s: DemoStation, hour: number): ExportObser
 }
 
 /** Observation rows of every station for each hour of the window, oldest hour first, in batches. */
-export function* observationBatches(seed: number, stations: readonly DemoStation[], nowMs: number, days: number, batchSize = 1000): Generator<ExportObservation[]> {
+export function* observationBatches(
+  seed: number,
+  stations: readonly DemoStation[],
+  nowMs: number,
+  days: number,
+  batchSize = 1000,
+): Generator<ExportObservation[]> {
   const last = Math.floor(nowMs / HOUR_MS);
   const first = last - days * 24 + 1;
   let batch: ExportObservation[] = [];

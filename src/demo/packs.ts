@@ -1,8 +1,17 @@
 import { BLOOM_ZH, DIFFICULTY_ZH, LEVEL_ZH, OWNERS, PACK_SPECS, type PackSpec } from "./pack-catalog.js";
 import { LOWER_ALNUM, Rng } from "./random.js";
 import { DAY_MS as DAY, isoInstant } from "./time.js";
-import { ASSET_TYPES, EDUCATION_LEVELS, SAFETY_STATUSES, VISIBILITIES, type AssetType, type ExportHubPack, type ExportPackVersion, type SafetyStatus, type Visibility } from "./types.js";
-
+import {
+  ASSET_TYPES,
+  EDUCATION_LEVELS,
+  SAFETY_STATUSES,
+  VISIBILITIES,
+  type AssetType,
+  type ExportHubPack,
+  type ExportPackVersion,
+  type SafetyStatus,
+  type Visibility,
+} from "./types.js";
 
 interface Draft {
   type: AssetType;
@@ -52,18 +61,47 @@ function assignStatuses(rng: Rng, specs: { type: AssetType; spec: PackSpec }[]):
 
 /** Version numbers and their safety states. kind 1: 1.9.0 and 1.10.0; kind 2: newest pending; kind 3: oldest rejected. */
 function versionPlan(rng: Rng, safety: SafetyStatus, kind: number): [string, SafetyStatus][] {
-  if (kind === 1) return [["1.8.2", "passed"], ["1.9.0", "passed"], ["1.10.0", "passed"]];
-  if (kind === 2) return [["1.0.0", "passed"], ["1.1.0", "passed"], ["2.0.0", "pending"]];
-  if (kind === 3) return [["0.9.0", "rejected"], ["1.0.0", "passed"], ["1.0.1", "passed"]];
-  const n = rng.weighted([[1, 35], [2, 30], [3, 20], [4, 15]] as const);
-  const start = rng.pick([[1, 0, 0], [1, 0, 0], [0, 1, 0], [0, 9, 0]] as const);
+  if (kind === 1)
+    return [
+      ["1.8.2", "passed"],
+      ["1.9.0", "passed"],
+      ["1.10.0", "passed"],
+    ];
+  if (kind === 2)
+    return [
+      ["1.0.0", "passed"],
+      ["1.1.0", "passed"],
+      ["2.0.0", "pending"],
+    ];
+  if (kind === 3)
+    return [
+      ["0.9.0", "rejected"],
+      ["1.0.0", "passed"],
+      ["1.0.1", "passed"],
+    ];
+  const n = rng.weighted([
+    [1, 35],
+    [2, 30],
+    [3, 20],
+    [4, 15],
+  ] as const);
+  const start = rng.pick([
+    [1, 0, 0],
+    [1, 0, 0],
+    [0, 1, 0],
+    [0, 9, 0],
+  ] as const);
   let major: number = start[0];
   let minor: number = start[1];
   let patch: number = start[2];
   const plan: [string, SafetyStatus][] = [];
   for (let i = 0; i < n; i++) {
     if (i > 0) {
-      const bump = rng.weighted([["patch", 50], ["minor", 40], ["major", 10]] as const);
+      const bump = rng.weighted([
+        ["patch", 50],
+        ["minor", 40],
+        ["major", 10],
+      ] as const);
       if (bump === "major") [major, minor, patch] = [major + 1, 0, 0];
       else if (bump === "minor") [minor, patch] = [minor + 1, 0];
       else patch++;
@@ -101,7 +139,15 @@ function composePack(rng: Rng, d: Draft, id: string, kind: number, nowMs: number
     id,
     name,
     summary,
-    readme_md: readme(name, summary, subject, level, bloom.map((b) => BLOOM_ZH[b]), DIFFICULTY_ZH[difficulty], plan),
+    readme_md: readme(
+      name,
+      summary,
+      subject,
+      level,
+      bloom.map((b) => BLOOM_ZH[b]),
+      DIFFICULTY_ZH[difficulty],
+      plan,
+    ),
     asset_type: d.type,
     subject,
     education_level: level,
@@ -121,10 +167,26 @@ function composePack(rng: Rng, d: Draft, id: string, kind: number, nowMs: number
 function changelog(rng: Rng, index: number, version: string): string {
   if (index === 0) return rng.pick(["首次發布。", "Initial release.", "首次公開版本。"]);
   if (version.endsWith(".0.0")) return rng.pick(["重新設計結構，與舊版不相容。", "Breaking: restructured the payload format."]);
-  return rng.pick(["修正錯字與範例。", "新增題目與詳解。", "調整提示語，回覆更精簡。", "Fixed typos in examples.", "Added English translations.", "依教師回饋調整難度。", "改善繁體中文用詞。"]);
+  return rng.pick([
+    "修正錯字與範例。",
+    "新增題目與詳解。",
+    "調整提示語，回覆更精簡。",
+    "Fixed typos in examples.",
+    "Added English translations.",
+    "依教師回饋調整難度。",
+    "改善繁體中文用詞。",
+  ]);
 }
 
-function readme(name: string, summary: string, subject: string, level: keyof typeof LEVEL_ZH, bloom: string[], difficulty: string, plan: [string, SafetyStatus][]): string {
+function readme(
+  name: string,
+  summary: string,
+  subject: string,
+  level: keyof typeof LEVEL_ZH,
+  bloom: string[],
+  difficulty: string,
+  plan: [string, SafetyStatus][],
+): string {
   return [
     `# ${name}`,
     "",
@@ -153,21 +215,54 @@ function readme(name: string, summary: string, subject: string, level: keyof typ
 function payloadFor(type: AssetType, name: string, subject: string, version: string): Record<string, unknown> {
   switch (type) {
     case "skill":
-      return { schema: "skill/1", version, instructions: `你是「${name}」。請依學生的提問，以引導而非直接給答案的方式回應。`, tools: ["search_course_materials", "ask_clarifying_question"], max_turns: 12 };
+      return {
+        schema: "skill/1",
+        version,
+        instructions: `你是「${name}」。請依學生的提問，以引導而非直接給答案的方式回應。`,
+        tools: ["search_course_materials", "ask_clarifying_question"],
+        max_turns: 12,
+      };
     case "channel_template":
-      return { schema: "channel-template/1", version, channels: [
-        { name: "公告", purpose: "教師與助教發布公告", post_permission: "teachers" },
-        { name: "討論", purpose: `${subject}問題討論`, post_permission: "everyone" },
-        { name: "資源分享", purpose: "講義、連結與參考資料", post_permission: "everyone" },
-        { name: "進度回報", purpose: "每週進度與反思", post_permission: "everyone" },
-      ] };
+      return {
+        schema: "channel-template/1",
+        version,
+        channels: [
+          { name: "公告", purpose: "教師與助教發布公告", post_permission: "teachers" },
+          { name: "討論", purpose: `${subject}問題討論`, post_permission: "everyone" },
+          { name: "資源分享", purpose: "講義、連結與參考資料", post_permission: "everyone" },
+          { name: "進度回報", purpose: "每週進度與反思", post_permission: "everyone" },
+        ],
+      };
     case "quiz_bank":
-      return { schema: "quiz-bank/1", version, questions: [1, 2, 3].map((n) => ({
-        id: `q${n}`, type: "single_choice", stem: `${name}：範例題 ${n}`, options: ["A", "B", "C", "D"], answer: "ABCD".charAt(n % 4), explanation: "詳解請見講義。",
-      })) };
+      return {
+        schema: "quiz-bank/1",
+        version,
+        questions: [1, 2, 3].map((n) => ({
+          id: `q${n}`,
+          type: "single_choice",
+          stem: `${name}：範例題 ${n}`,
+          options: ["A", "B", "C", "D"],
+          answer: "ABCD".charAt(n % 4),
+          explanation: "詳解請見講義。",
+        })),
+      };
     case "survey_bank":
-      return { schema: "survey-bank/1", version, scale: "likert-5", items: ["本課程的步調適當。", "我清楚每週的學習目標。", "我願意推薦這門課給同學。"].map((prompt, i) => ({ id: `s${i + 1}`, prompt })) };
+      return {
+        schema: "survey-bank/1",
+        version,
+        scale: "likert-5",
+        items: ["本課程的步調適當。", "我清楚每週的學習目標。", "我願意推薦這門課給同學。"].map((prompt, i) => ({
+          id: `s${i + 1}`,
+          prompt,
+        })),
+      };
     case "ai_task":
-      return { schema: "ai-task/1", version, prompt_template: `請扮演${subject}教師，完成「${name}」：\n{{input}}`, input_schema: { type: "object", properties: { input: { type: "string" } }, required: ["input"] }, rubric: ["正確性", "具體性", "語氣適切"] };
+      return {
+        schema: "ai-task/1",
+        version,
+        prompt_template: `請扮演${subject}教師，完成「${name}」：\n{{input}}`,
+        input_schema: { type: "object", properties: { input: { type: "string" } }, required: ["input"] },
+        rubric: ["正確性", "具體性", "語氣適切"],
+      };
   }
 }

@@ -84,7 +84,9 @@ export function buildStations(seed: number, universities: readonly ExportUnivers
         const id = unique(() => stationId(rng, kind, info));
         const name = names[i % names.length] ?? info.name;
         const elevation = Math.round(info.elevation[0] + (info.elevation[1] - info.elevation[0]) * rng.next() ** 2);
-        out.push(makeStation(rng, { id, name, kind, source: sourceOf(kind, info), country: info.country, latitude, longitude }, info, elevation));
+        out.push(
+          makeStation(rng, { id, name, kind, source: sourceOf(kind, info), country: info.country, latitude, longitude }, info, elevation),
+        );
       }
     }
   }

@@ -32,7 +32,10 @@ export function foldStats(cells: Iterable<InstructorCell>): StatsRow[] {
   const groups = new Map<string, { courses: number; instructors: Set<string> }>();
   for (const cell of cells) {
     let group = groups.get(cell.key);
-    if (!group) groups.set(cell.key, (group = { courses: 0, instructors: new Set() }));
+    if (!group) {
+      group = { courses: 0, instructors: new Set() };
+      groups.set(cell.key, group);
+    }
     group.courses += cell.courses;
     if (cell.instructor !== null) group.instructors.add(cell.instructor);
   }

@@ -80,7 +80,11 @@ interface CandidateSet {
 }
 
 async function candidatesFor(prisma: ReadClient, schools: readonly School[], perKind: number): Promise<Map<number, CandidateSet>> {
-  const rows = await candidateStations(prisma, schools.map((s) => s.id), perKind);
+  const rows = await candidateStations(
+    prisma,
+    schools.map((s) => s.id),
+    perKind,
+  );
   const bySchool = groupBy(rows, (c) => c.universityId);
   return new Map(
     schools.map((s) => {
@@ -172,9 +176,10 @@ async function dailyRows(
   const out = new Map<number, DailyRead>();
   for (const [timeZone, zoneSchools] of groupBy(schools, (s) => s.timezone)) {
     const dates = datesOf(timeZone);
-    const wanted = only ? zoneSchools.flatMap((s) => only(s)) : dates;
-    const first = wanted.reduce((a, b) => (b < a ? b : a), dates[dates.length - 1]!);
-    const last = wanted.reduce((a, b) => (b > a ? b : a), dates[0]!);
+    // ISO dates sort as text; a zone whose schools want nothing reads an empty span.
+    const wanted = (only ? zoneSchools.flatMap((s) => only(s)) : dates).toSorted();
+    const first = wanted[0] ?? dates[dates.length - 1]!;
+    const last = wanted[wanted.length - 1] ?? dates[0]!;
     const from = localDayBounds(first, timeZone).start;
     // "So far": nothing stamped after the request's instant counts.
     const to = new Date(Math.min(localDayBounds(last, timeZone).end.getTime(), now.getTime() + 1));
@@ -183,7 +188,15 @@ async function dailyRows(
     const byStation = groupBy(rows, (r) => r.station_id);
     for (const school of zoneSchools) {
       const own = candidates.get(school.id)!.list;
-      out.set(school.id, { rows: toStationDays(own.flatMap((c) => byStation.get(c.stationId) ?? []), own), dates, first, last });
+      out.set(school.id, {
+        rows: toStationDays(
+          own.flatMap((c) => byStation.get(c.stationId) ?? []),
+          own,
+        ),
+        dates,
+        first,
+        last,
+      });
     }
   }
   return out;

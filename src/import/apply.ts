@@ -81,10 +81,9 @@ async function upsert(tx: Tx, table: string, key: string[], columns: Column[], r
 async function deleteAbsent(tx: Tx, table: string, key: Column[], keys: object[]): Promise<void> {
   const record = key.map((c) => `"${c.name}" ${c.type}`).join(", ");
   const match = key.map((c) => `k."${c.name}" = t."${c.name}"`).join(" AND ");
-  await tx.query(
-    `DELETE FROM "${table}" t WHERE NOT EXISTS (SELECT 1 FROM jsonb_to_recordset($1::jsonb) AS k(${record}) WHERE ${match})`,
-    [JSON.stringify(keys)],
-  );
+  await tx.query(`DELETE FROM "${table}" t WHERE NOT EXISTS (SELECT 1 FROM jsonb_to_recordset($1::jsonb) AS k(${record}) WHERE ${match})`, [
+    JSON.stringify(keys),
+  ]);
 }
 
 class Collector {
@@ -101,7 +100,10 @@ class Collector {
   /** Refuses a second record with the same key in one section. */
   unique(section: string, index: number, field: string, value: string | number): void {
     let keys = this.seen.get(`${section}.${field}`);
-    if (!keys) this.seen.set(`${section}.${field}`, (keys = new Map()));
+    if (!keys) {
+      keys = new Map();
+      this.seen.set(`${section}.${field}`, keys);
+    }
     const key = String(value);
     const first = keys.get(key);
     if (first !== undefined) {
@@ -238,75 +240,208 @@ async function checkReferences(tx: Tx, c: Collector): Promise<void> {
       GROUP BY a.idx ORDER BY a.idx LIMIT 1`,
   );
   if (duplicate[0]) {
-    throw new ImportError(
-      `observations[${duplicate[0].idx}]: same station and observed_at as observations[${duplicate[0].first}]`,
-    );
+    throw new ImportError(`observations[${duplicate[0].idx}]: same station and observed_at as observations[${duplicate[0].first}]`);
   }
 }
 
 async function store(tx: Tx, c: Collector): Promise<void> {
   // Children first for removals (cascades would do, but explicit is clearer),
   // parents first for upserts.
-  await upsert(tx, "university", ["id"], [
-    col("id", "int"), col("code"), col("code_key"), col("name_zh"), col("name_en"), col("short_name"),
-    col("region"), col("country", '"Country"'), col("timezone"), col("latitude", "float8"), col("longitude", "float8"),
-  ], c.universities.map((u) => ({ ...u, code_key: u.code.toLowerCase() })));
-  await deleteAbsent(tx, "university", [col("id", "int")], c.universities.map((u) => ({ id: u.id })));
-
-  await upsert(tx, "course", ["id"], [
-    col("id", "int"), col("university_id", "int"), col("class_name"), col("course_number"), col("course_class"),
-    col("course_name_chinese"), col("course_name_english"), col("instructor"), col("instructor_english"),
-    col("department"), col("department_english"), col("semester"), col("start_date", "date"), col("end_date", "date"),
-    col("teaching_goal"), col("teaching_goal_english"), col("teaching_content"), col("teaching_content_english"),
-    col("class_memo"), col("is_public", "boolean"), col("join_code"),
-  ], c.courses);
-  await deleteAbsent(tx, "course", [col("id", "int")], c.courses.map((r) => ({ id: r.id })));
-
-  await upsert(tx, "paper", ["slug"], [
-    col("slug"), col("title"), col("title_zh"), col("authors", "text[]"), col("conference"), col("year", "int"),
-    col("doi"), col("category"), col("platform_feature"), col("award"),
-  ], c.papers);
-  await deleteAbsent(tx, "paper", [col("slug")], c.papers.map((r) => ({ slug: r.slug })));
-
-  await upsert(tx, "conference", ["slug"], [
-    col("slug"), col("name"), col("name_short"), col("year", "int"), col("dates"), col("location"), col("website"),
-    col("organizer"), col("indexing"), col("relationship", '"ConferenceRelationship"'),
-  ], c.conferences);
-  await deleteAbsent(tx, "conference", [col("slug")], c.conferences.map((r) => ({ slug: r.slug })));
-
-  await upsert(tx, "hub_pack", ["id"], [
-    col("id"), col("name"), col("summary"), col("readme_md"), col("asset_type", '"AssetType"'), col("subject"),
-    col("education_level", '"EducationLevel"'), col("bloom_levels", "text[]"), col("difficulty"),
-    col("star_count", "int"), col("install_count", "int"), col("owner_name"), col("visibility", '"PackVisibility"'),
-    col("safety_status", '"SafetyStatus"'), col("latest_version"), col("latest_published_at", "timestamptz"),
-    col("payload", "jsonb"),
-  ], c.hubPacks.map((p) => {
-    const latest = p.versions
-      .filter((v) => v.safety_status === "passed")
-      .sort((a, b) => compareSemver(b.version, a.version))[0];
-    return {
-      ...p,
-      versions: undefined,
-      payload: p.payload ?? null,
-      latest_version: latest?.version ?? null,
-      latest_published_at: latest?.published_at ?? null,
-    };
-  }));
-  await deleteAbsent(tx, "hub_pack", [col("id")], c.hubPacks.map((p) => ({ id: p.id })));
-  const versions = c.hubPacks.flatMap((p) =>
-    p.versions.map((v) => ({ ...v, pack_id: p.id, payload: v.payload ?? null })),
+  await upsert(
+    tx,
+    "university",
+    ["id"],
+    [
+      col("id", "int"),
+      col("code"),
+      col("code_key"),
+      col("name_zh"),
+      col("name_en"),
+      col("short_name"),
+      col("region"),
+      col("country", '"Country"'),
+      col("timezone"),
+      col("latitude", "float8"),
+      col("longitude", "float8"),
+    ],
+    c.universities.map((u) => ({ ...u, code_key: u.code.toLowerCase() })),
   );
-  await upsert(tx, "hub_pack_version", ["pack_id", "version"], [
-    col("pack_id"), col("version"), col("published_at", "timestamptz"), col("changelog"),
-    col("safety_status", '"SafetyStatus"'), col("payload", "jsonb"),
-  ], versions);
-  await deleteAbsent(tx, "hub_pack_version", [col("pack_id"), col("version")], versions.map((v) => ({ pack_id: v.pack_id, version: v.version })));
+  await deleteAbsent(
+    tx,
+    "university",
+    [col("id", "int")],
+    c.universities.map((u) => ({ id: u.id })),
+  );
 
-  await upsert(tx, "station", ["id"], [
-    col("id"), col("name"), col("kind", '"StationKind"'), col("source", '"StationSource"'), col("country", '"Country"'),
-    col("latitude", "float8"), col("longitude", "float8"),
-  ], c.stations);
-  await deleteAbsent(tx, "station", [col("id")], c.stations.map((s) => ({ id: s.id })));
+  await upsert(
+    tx,
+    "course",
+    ["id"],
+    [
+      col("id", "int"),
+      col("university_id", "int"),
+      col("class_name"),
+      col("course_number"),
+      col("course_class"),
+      col("course_name_chinese"),
+      col("course_name_english"),
+      col("instructor"),
+      col("instructor_english"),
+      col("department"),
+      col("department_english"),
+      col("semester"),
+      col("start_date", "date"),
+      col("end_date", "date"),
+      col("teaching_goal"),
+      col("teaching_goal_english"),
+      col("teaching_content"),
+      col("teaching_content_english"),
+      col("class_memo"),
+      col("is_public", "boolean"),
+      col("join_code"),
+    ],
+    c.courses,
+  );
+  await deleteAbsent(
+    tx,
+    "course",
+    [col("id", "int")],
+    c.courses.map((r) => ({ id: r.id })),
+  );
+
+  await upsert(
+    tx,
+    "paper",
+    ["slug"],
+    [
+      col("slug"),
+      col("title"),
+      col("title_zh"),
+      col("authors", "text[]"),
+      col("conference"),
+      col("year", "int"),
+      col("doi"),
+      col("category"),
+      col("platform_feature"),
+      col("award"),
+    ],
+    c.papers,
+  );
+  await deleteAbsent(
+    tx,
+    "paper",
+    [col("slug")],
+    c.papers.map((r) => ({ slug: r.slug })),
+  );
+
+  await upsert(
+    tx,
+    "conference",
+    ["slug"],
+    [
+      col("slug"),
+      col("name"),
+      col("name_short"),
+      col("year", "int"),
+      col("dates"),
+      col("location"),
+      col("website"),
+      col("organizer"),
+      col("indexing"),
+      col("relationship", '"ConferenceRelationship"'),
+    ],
+    c.conferences,
+  );
+  await deleteAbsent(
+    tx,
+    "conference",
+    [col("slug")],
+    c.conferences.map((r) => ({ slug: r.slug })),
+  );
+
+  await upsert(
+    tx,
+    "hub_pack",
+    ["id"],
+    [
+      col("id"),
+      col("name"),
+      col("summary"),
+      col("readme_md"),
+      col("asset_type", '"AssetType"'),
+      col("subject"),
+      col("education_level", '"EducationLevel"'),
+      col("bloom_levels", "text[]"),
+      col("difficulty"),
+      col("star_count", "int"),
+      col("install_count", "int"),
+      col("owner_name"),
+      col("visibility", '"PackVisibility"'),
+      col("safety_status", '"SafetyStatus"'),
+      col("latest_version"),
+      col("latest_published_at", "timestamptz"),
+      col("payload", "jsonb"),
+    ],
+    c.hubPacks.map((p) => {
+      const latest = p.versions.filter((v) => v.safety_status === "passed").sort((a, b) => compareSemver(b.version, a.version))[0];
+      return {
+        ...p,
+        versions: undefined,
+        payload: p.payload ?? null,
+        latest_version: latest?.version ?? null,
+        latest_published_at: latest?.published_at ?? null,
+      };
+    }),
+  );
+  await deleteAbsent(
+    tx,
+    "hub_pack",
+    [col("id")],
+    c.hubPacks.map((p) => ({ id: p.id })),
+  );
+  const versions = c.hubPacks.flatMap((p) => p.versions.map((v) => ({ ...v, pack_id: p.id, payload: v.payload ?? null })));
+  await upsert(
+    tx,
+    "hub_pack_version",
+    ["pack_id", "version"],
+    [
+      col("pack_id"),
+      col("version"),
+      col("published_at", "timestamptz"),
+      col("changelog"),
+      col("safety_status", '"SafetyStatus"'),
+      col("payload", "jsonb"),
+    ],
+    versions,
+  );
+  await deleteAbsent(
+    tx,
+    "hub_pack_version",
+    [col("pack_id"), col("version")],
+    versions.map((v) => ({ pack_id: v.pack_id, version: v.version })),
+  );
+
+  await upsert(
+    tx,
+    "station",
+    ["id"],
+    [
+      col("id"),
+      col("name"),
+      col("kind", '"StationKind"'),
+      col("source", '"StationSource"'),
+      col("country", '"Country"'),
+      col("latitude", "float8"),
+      col("longitude", "float8"),
+    ],
+    c.stations,
+  );
+  await deleteAbsent(
+    tx,
+    "station",
+    [col("id")],
+    c.stations.map((s) => ({ id: s.id })),
+  );
 
   const metrics = OBSERVATION_COLUMNS.map((m) => `"${m}"`).join(", ");
   await tx.exec(
@@ -320,7 +455,11 @@ async function store(tx: Tx, c: Collector): Promise<void> {
   );
 
   await tx.exec(`DELETE FROM school_station`);
-  await upsert(tx, "school_station", ["university_id", "station_id"], [
-    col("university_id", "int"), col("station_id"), col("kind", '"StationKind"'), col("rank", "int"), col("distance_m", "float8"),
-  ], rankStations(c.universities, c.stations));
+  await upsert(
+    tx,
+    "school_station",
+    ["university_id", "station_id"],
+    [col("university_id", "int"), col("station_id"), col("kind", '"StationKind"'), col("rank", "int"), col("distance_m", "float8")],
+    rankStations(c.universities, c.stations),
+  );
 }

@@ -51,8 +51,13 @@ const instant = z
       const [, y, mo, d, h, mi, , s] = match;
       const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
       return (
-        day.getUTCFullYear() === Number(y) && day.getUTCMonth() === Number(mo) - 1 && day.getUTCDate() === Number(d) &&
-        Number(h) < 24 && Number(mi) < 60 && Number(s ?? 0) < 60 && !Number.isNaN(Date.parse(v))
+        day.getUTCFullYear() === Number(y) &&
+        day.getUTCMonth() === Number(mo) - 1 &&
+        day.getUTCDate() === Number(d) &&
+        Number(h) < 24 &&
+        Number(mi) < 60 &&
+        Number(s ?? 0) < 60 &&
+        !Number.isNaN(Date.parse(v))
       );
     },
     { message: "expected a real instant" },
@@ -115,7 +120,10 @@ export const PaperRecord = z.object({
   slug: text,
   title: text,
   title_zh: optionalText,
-  authors: z.array(text).nullish().transform((v) => v ?? []),
+  authors: z
+    .array(text)
+    .nullish()
+    .transform((v) => v ?? []),
   conference: optionalText,
   year: z.number().int().min(1900).max(2200),
   doi: optionalText,
@@ -165,7 +173,10 @@ export const HubPackRecord = z.object({
     })
     .nullish()
     .transform((v) => v ?? null),
-  bloom_levels: z.array(text).nullish().transform((v) => v ?? []),
+  bloom_levels: z
+    .array(text)
+    .nullish()
+    .transform((v) => v ?? []),
   difficulty: z
     .union([z.string(), z.number()])
     .nullish()
@@ -176,7 +187,10 @@ export const HubPackRecord = z.object({
   visibility: z.enum(["public", "private", "link"], { message: "expected public, private or link" }),
   safety_status: safetyStatus,
   payload,
-  versions: z.array(PackVersionRecord).nullish().transform((v) => v ?? []),
+  versions: z
+    .array(PackVersionRecord)
+    .nullish()
+    .transform((v) => v ?? []),
 });
 
 export const StationRecord = z.object({
@@ -189,7 +203,13 @@ export const StationRecord = z.object({
   longitude,
 });
 
-const reading = (min: number, max: number) => z.number().min(min).max(max).nullish().transform((v) => v ?? null);
+const reading = (min: number, max: number) =>
+  z
+    .number()
+    .min(min)
+    .max(max)
+    .nullish()
+    .transform((v) => v ?? null);
 
 export const ObservationRecord = z.object({
   station_id: text,

@@ -5,7 +5,6 @@
  */
 import { haversineMeters } from "../domain/environment/index.js";
 
-
 export interface Place {
   latitude: number;
   longitude: number;
@@ -35,9 +34,7 @@ export function rankStations(
         .filter((s) => s.kind === kind)
         .map((s) => ({ id: s.id, d: haversineMeters(school, s) }))
         .sort((a, b) => a.d - b.d || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      ranked.forEach((s, i) =>
-        out.push({ university_id: school.id, station_id: s.id, kind, rank: i + 1, distance_m: s.d }),
-      );
+      for (const [i, s] of ranked.entries()) out.push({ university_id: school.id, station_id: s.id, kind, rank: i + 1, distance_m: s.d });
     }
   }
   return out;

@@ -135,14 +135,11 @@ export class KeyStore {
     checkLimit("per-minute", limits.perMinute);
     checkLimit("per-day", limits.perDay);
     const key = await this.find(ref);
-    const [row] = await this.db.query<Row>(
-      `UPDATE api_key SET per_minute = $2, per_day = $3 WHERE id = $1 RETURNING ${COLUMNS}`,
-      [
-        key.id,
-        limits.perMinute === undefined ? key.perMinute : limits.perMinute,
-        limits.perDay === undefined ? key.perDay : limits.perDay,
-      ],
-    );
+    const [row] = await this.db.query<Row>(`UPDATE api_key SET per_minute = $2, per_day = $3 WHERE id = $1 RETURNING ${COLUMNS}`, [
+      key.id,
+      limits.perMinute === undefined ? key.perMinute : limits.perMinute,
+      limits.perDay === undefined ? key.perDay : limits.perDay,
+    ]);
     this.forget(key.id);
     return toRecord(row!);
   }

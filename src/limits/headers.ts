@@ -10,9 +10,7 @@ import { WINDOW_MS } from "./windows.js";
 
 export function limitHeaders(decision: Decision, now: number): Record<string, string> {
   const seconds = (at: number) => Math.max(0, Math.ceil((at - now) / 1000));
-  const policy = (["minute", "day"] as const)
-    .map((name) => `"${name}";q=${decision.limits[name]};w=${WINDOW_MS[name] / 1000}`)
-    .join(", ");
+  const policy = (["minute", "day"] as const).map((name) => `"${name}";q=${decision.limits[name]};w=${WINDOW_MS[name] / 1000}`).join(", ");
   const current = decision.windows.map((w) => `"${w.name}";r=${w.remaining};t=${seconds(w.resetsAt)}`).join(", ");
   const tightest = decision.windows.reduce((a, b) => (b.remaining < a.remaining ? b : a));
   const headers: Record<string, string> = {

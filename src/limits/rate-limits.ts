@@ -98,7 +98,14 @@ export class RateLimits {
           ...windows.map((w) => ({ ...w, remaining: w.remaining + 1 })),
           { name, limit: limits[name], remaining: 0, resetsAt },
         ];
-        return { allowed: false, at: now, limits, windows: states, refusedBy: name, retryAfterSeconds: Math.max(1, Math.ceil((resetsAt - now) / 1000)) };
+        return {
+          allowed: false,
+          at: now,
+          limits,
+          windows: states,
+          refusedBy: name,
+          retryAfterSeconds: Math.max(1, Math.ceil((resetsAt - now) / 1000)),
+        };
       }
       windows.push({ name, limit: limits[name], remaining: limits[name] - used, resetsAt });
     }

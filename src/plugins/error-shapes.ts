@@ -23,7 +23,12 @@ const MESSAGES: Record<number, string> = {
   415: "unsupported media type: send application/json",
 };
 
-const GRAPHQL_CODES: Record<number, string> = { 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 406: "NOT_ACCEPTABLE", 415: "UNSUPPORTED_MEDIA_TYPE" };
+const GRAPHQL_CODES: Record<number, string> = {
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_ALLOWED",
+  406: "NOT_ACCEPTABLE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+};
 
 /** Which surface a request came through; it decides the error shape. */
 export type Surface = "rest" | "graphql" | "mcp";
@@ -71,9 +76,7 @@ export function useErrorShapes(): Plugin {
       const headers = new fetchAPI.Headers(response.headers);
       headers.set("content-type", "application/json; charset=utf-8");
       headers.delete("content-length");
-      setResponse(
-        new fetchAPI.Response(statusBody(new URL(request.url).pathname, response.status), { status: response.status, headers }),
-      );
+      setResponse(new fetchAPI.Response(statusBody(new URL(request.url).pathname, response.status), { status: response.status, headers }));
     },
   };
 }

@@ -77,7 +77,14 @@ export function useQueryCost(options: QueryCostOptions): Plugin {
             report(
               new GraphQLError(
                 `Query cost ${Math.ceil(result.complexity)} is above the limit of ${options.maxCost}: ask for smaller pages (first, limit, pageSize), fewer days or fewer aliases, or split the query`,
-                { extensions: { code: "QUERY_TOO_COSTLY", cost: Math.ceil(result.complexity), maxCost: options.maxCost, http: { status: 400 } } },
+                {
+                  extensions: {
+                    code: "QUERY_TOO_COSTLY",
+                    cost: Math.ceil(result.complexity),
+                    maxCost: options.maxCost,
+                    http: { status: 400 },
+                  },
+                },
               ),
             );
           }

@@ -39,8 +39,7 @@ builder.queryField("conferences", (t) =>
     defaultSize: PAGE.long,
     maxSize: PAGE.long,
     complexity: pageCost(PAGE.long, PAGE.long),
-    resolve: (query, _root, _args, ctx) =>
-      ctx.prisma.conference.findMany({ ...query, orderBy: [{ year: "desc" }, { slug: "asc" }] }),
+    resolve: (query, _root, _args, ctx) => ctx.prisma.conference.findMany({ ...query, orderBy: [{ year: "desc" }, { slug: "asc" }] }),
     totalCount: (_conn, _args, ctx) => ctx.prisma.conference.count(),
   }),
 );

@@ -49,7 +49,13 @@ builder.queryField("courseStats", (t) =>
         ]);
         const codes = new Map(schools.map((s) => [s.id, s.code]));
         return {
-          rows: foldStats(cells.map((c) => ({ key: codes.get(c.universityId) ?? String(c.universityId), instructor: c.instructor, courses: c._count._all }))),
+          rows: foldStats(
+            cells.map((c) => ({
+              key: codes.get(c.universityId) ?? String(c.universityId),
+              instructor: c.instructor,
+              courses: c._count._all,
+            })),
+          ),
         };
       }
       const cells = await ctx.prisma.course.groupBy({ by: ["semester", "instructor"], where, _count: { _all: true } });

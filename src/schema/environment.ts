@@ -34,7 +34,10 @@ const DataSourceType = builder.objectRef<DataSource>("EnvironmentDataSource").im
 const Realtime = builder.objectRef<Snapshot["realtime"]>("RealtimeAirQuality").implement({
   description: "Air quality now: each air station's latest value within 3 hours, weighted by inverse distance squared.",
   fields: (t) => ({
-    aqi: t.exposeInt("aqi", { nullable: true, description: "AQI under the school's country standard (TW: MOENV, US: EPA); not comparable across countries." }),
+    aqi: t.exposeInt("aqi", {
+      nullable: true,
+      description: "AQI under the school's country standard (TW: MOENV, US: EPA); not comparable across countries.",
+    }),
     aqiStatus: t.exposeString("aqiStatus", { nullable: true, description: "The category of `aqi` in English, such as `Moderate`." }),
     pm25Ugm3: t.exposeFloat("pm25Ugm3", { nullable: true, description: "PM2.5 in µg/m³." }),
     observedAtUtc: t.expose("observedAt", { type: "DateTime", nullable: true, description: "Newest observation among the values used." }),
@@ -42,10 +45,15 @@ const Realtime = builder.objectRef<Snapshot["realtime"]>("RealtimeAirQuality").i
 });
 
 const Day = builder.objectRef<SchoolDay>("EnvironmentDay").implement({
-  description: "One school-local day, 00:00 to 24:00 in the school's time zone; each value weighted over the three nearest stations having it.",
+  description:
+    "One school-local day, 00:00 to 24:00 in the school's time zone; each value weighted over the three nearest stations having it.",
   fields: (t) => ({
     dateLocal: t.expose("date", { type: "Date", description: "The date in the school's time zone." }),
-    dateTaipei: t.expose("date", { type: "Date", description: "Same as `dateLocal`; kept for compatibility.", deprecationReason: "Use dateLocal." }),
+    dateTaipei: t.expose("date", {
+      type: "Date",
+      description: "Same as `dateLocal`; kept for compatibility.",
+      deprecationReason: "Use dateLocal.",
+    }),
     tempCAvg: t.exposeFloat("tempAvg", { nullable: true, description: "Mean temperature, °C." }),
     tempCMin: t.exposeFloat("tempMin", { nullable: true, description: "Minimum temperature, °C." }),
     tempCMax: t.exposeFloat("tempMax", { nullable: true, description: "Maximum temperature, °C." }),
@@ -70,7 +78,11 @@ const SchoolEnvironment = builder.objectRef<SnapshotShape>("SchoolEnvironment").
   fields: (t) => ({
     school: t.field({ type: SchoolRef, description: "The school.", resolve: (p) => p.school }),
     realtime: t.field({ type: Realtime, description: "Air quality now.", resolve: (p) => p.realtime }),
-    daily: t.field({ type: Day, description: "Today so far, in the school's time zone (values null before any observation).", resolve: (p) => p.daily }),
+    daily: t.field({
+      type: Day,
+      description: "Today so far, in the school's time zone (values null before any observation).",
+      resolve: (p) => p.daily,
+    }),
     dayBoundary: t.string({ description: common.dayBoundary, resolve: () => DAY_BOUNDARY }),
     dataSources: t.field({ type: [DataSourceType], description: common.dataSources, resolve: (p) => p.dataSources }),
   }),

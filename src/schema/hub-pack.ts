@@ -110,8 +110,7 @@ builder.queryFields((t) => ({
       educationLevel: t.arg({ type: EducationLevel, description: "Only this education level." }),
       sort: t.arg({ type: PackSort, required: true, defaultValue: "recent", description: "Order of the list." }),
     },
-    resolve: (query, _root, args, ctx) =>
-      ctx.prisma.hubPack.findMany({ ...query, where: packWhere(args), orderBy: PACK_ORDER[args.sort] }),
+    resolve: (query, _root, args, ctx) => ctx.prisma.hubPack.findMany({ ...query, where: packWhere(args), orderBy: PACK_ORDER[args.sort] }),
     totalCount: (_conn, args, ctx) => ctx.prisma.hubPack.count({ where: packWhere(args) }),
   }),
   hubPack: t.prismaField({

@@ -72,7 +72,9 @@ it("db:restore brings the copy back and keeps the damaged directory beside it", 
   const restored = await cli(dataDir, "restore", [copy]);
   expect(restored.stderr).toBe("");
   expect(restored.code).toBe(0);
-  expect(restored.stdout).toMatch(new RegExp(`^restored ${copy} into ${dataDir}; the previous directory is kept as ${dataDir}\\.before-restore-`));
+  expect(restored.stdout).toMatch(
+    new RegExp(`^restored ${copy} into ${dataDir}; the previous directory is kept as ${dataDir}\\.before-restore-`),
+  );
   expect(await keyNames()).toEqual(["before"]);
   expect(readdirSync(tmp).filter((name) => name.startsWith("data.before-restore-"))).toHaveLength(1);
   const gateway = await startGateway("restored", { DATA_DIR: dataDir });

@@ -96,9 +96,11 @@ it("a command line killed half-way through an import leaves the gateway serving,
 
 it("an import killed half-way through the gateway did not happen", async () => {
   const gateway = await started("importing");
-  let imported: Promise<{ code: number | null; stderr: string }> | undefined;
   // The demo export: 15 schools and a month of hourly observations, several seconds to import.
-  imported = cli(dataDir, "import", ["-"], { input: demoExportChunks({ now: new Date("2026-11-20T00:00:00Z") }), timeoutMs: 120_000 });
+  const imported = cli(dataDir, "import", ["-"], {
+    input: demoExportChunks({ now: new Date("2026-11-20T00:00:00Z") }),
+    timeoutMs: 120_000,
+  });
   await new Promise((resolve) => setTimeout(resolve, 2_500));
   await killNine(gateway);
   const result = await imported;

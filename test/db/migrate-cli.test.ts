@@ -8,13 +8,19 @@ import { pendingMigrations, readMigrations } from "../../src/db/migrate.js";
 import { freshPostgres } from "../support/databases.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const APPLIED = readMigrations().map((m) => `applied ${m.name}\n`).join("");
+const APPLIED = readMigrations()
+  .map((m) => `applied ${m.name}\n`)
+  .join("");
 
 function migrateCli(vars: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...vars };
   for (const [k, v] of Object.entries(vars)) if (v === undefined) delete env[k];
   return new Promise((resolve, reject) => {
-    const child = spawn(join(ROOT, "node_modules", ".bin", "tsx"), ["src/cli/migrate.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(join(ROOT, "node_modules", ".bin", "tsx"), ["src/cli/migrate.ts"], {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));

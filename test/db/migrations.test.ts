@@ -78,9 +78,7 @@ describe.each([
   it("refuses a migration whose file changed after it was applied, naming it, and applies nothing", async () => {
     const changed = readMigrations().map((m) => ({ ...m, checksum: "0".repeat(64) }));
     const next = [...changed, extra("29990101000001_probe", `CREATE TABLE probe_b (x int)`)];
-    await expect(migrate(db, next)).rejects.toThrow(
-      "migration 20261122000000_init was changed after it was applied (checksum differs)",
-    );
+    await expect(migrate(db, next)).rejects.toThrow("migration 20261122000000_init was changed after it was applied (checksum differs)");
     expect(await tableExists(db, "probe_b")).toBe(false);
   });
 
@@ -107,9 +105,7 @@ describe.each([
     const tables = await db.query<{ table_name: string }>(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
     );
-    expect(tables.map((t) => t.table_name).sort()).toEqual(
-      [...models.map(([name]) => mapping(name).table), "_prisma_migrations"].sort(),
-    );
+    expect(tables.map((t) => t.table_name).sort()).toEqual([...models.map(([name]) => mapping(name).table), "_prisma_migrations"].sort());
     for (const [name, { fields }] of models) {
       const { table, columns } = mapping(name);
       const actual = await db.query<Record<string, string>>(
@@ -138,7 +134,9 @@ describe.each([
     try {
       for (const [name, { fields }] of creationOrder(models)) {
         const scalars = fields.filter((f) => f.kind !== "object");
-        const data = Object.fromEntries(scalars.map((f) => [f.name, sample(f.kind, f.type, f.isList, mapping(name).columns.get(f.name)?.native)]));
+        const data = Object.fromEntries(
+          scalars.map((f) => [f.name, sample(f.kind, f.type, f.isList, mapping(name).columns.get(f.name)?.native)]),
+        );
         const select = Object.fromEntries(scalars.map((f) => [f.name, true]));
         const delegate = (client as unknown as Record<string, Delegate>)[name[0]!.toLowerCase() + name.slice(1)]!;
         await delegate.create({ data });
@@ -185,7 +183,7 @@ function sqlType(kind: string, type: string, isList: boolean, native?: string) {
           ? ["timestamp with time zone", "timestamptz"]
           : ["timestamp without time zone", "timestamp"],
   };
-  const [dataType, udt] = kind === "enum" ? ["USER-DEFINED", type] : base[type] ?? ["?", type];
+  const [dataType, udt] = kind === "enum" ? ["USER-DEFINED", type] : (base[type] ?? ["?", type]);
   return isList ? { data_type: "ARRAY", udt_name: `_${udt}` } : { data_type: dataType, udt_name: udt };
 }
 
@@ -217,8 +215,7 @@ function creationOrder(models: Models): Models {
   while (out.length < models.length) {
     const ready = models.filter(
       ([name, { fields }]) =>
-        !done.has(name) &&
-        fields.every((f) => f.kind !== "object" || !f.relationFromFields?.length || done.has(f.type)),
+        !done.has(name) && fields.every((f) => f.kind !== "object" || !f.relationFromFields?.length || done.has(f.type)),
     );
     if (ready.length === 0) throw new Error("cyclic foreign keys");
     for (const entry of ready) {

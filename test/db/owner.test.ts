@@ -120,7 +120,9 @@ describe("without a gateway", () => {
       const refused = await cli("keys", ["list"]);
       expect(refused.code).toBe(2);
       expect(refused.stdout).toBe("");
-      expect(refused.stderr).toBe(`keys: ${dataDir} is in use by a running \`import\` (pid ${process.pid}, since ${held.since}); wait for it to finish, or use another DATA_DIR\n`);
+      expect(refused.stderr).toBe(
+        `keys: ${dataDir} is in use by a running \`import\` (pid ${process.pid}, since ${held.since}); wait for it to finish, or use another DATA_DIR\n`,
+      );
       expect(JSON.parse(readFileSync(lockPath, "utf8"))).toEqual(held);
     } finally {
       rmSync(lockPath, { force: true });
@@ -128,7 +130,16 @@ describe("without a gateway", () => {
   }, 60_000);
 
   it("a stale lock left by a dead process is taken over", async () => {
-    writeFileSync(lockPath, JSON.stringify({ pid: await deadPid(), startTicks: null, role: "gateway", socket: join(dataDir, "owner.sock"), since: "2026-11-25T00:00:00.000Z" }));
+    writeFileSync(
+      lockPath,
+      JSON.stringify({
+        pid: await deadPid(),
+        startTicks: null,
+        role: "gateway",
+        socket: join(dataDir, "owner.sock"),
+        since: "2026-11-25T00:00:00.000Z",
+      }),
+    );
     const list = await cli("keys", ["list"]);
     expect(list.stderr).toBe("");
     expect(list.code).toBe(0);

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { ASSET_TYPES, BLOOM_LEVELS, DIFFICULTIES, EDUCATION_LEVELS, SAFETY_STATUSES, VISIBILITIES, buildDemoDataset } from "../../src/demo/index.js";
+import {
+  ASSET_TYPES,
+  BLOOM_LEVELS,
+  DIFFICULTIES,
+  EDUCATION_LEVELS,
+  SAFETY_STATUSES,
+  VISIBILITIES,
+  buildDemoDataset,
+} from "../../src/demo/index.js";
 
 const data = buildDemoDataset({ now: new Date("2026-11-20T00:00:00Z") });
 const SEMESTERS = ["111-1", "111-2", "112-1", "112-2", "113-1", "113-2", "114-1"];
@@ -23,7 +31,12 @@ describe("demo universities", () => {
     for (const u of tw) expect(u.timezone).toBe("Asia/Taipei");
     expect(new Set(us.map((u) => u.timezone)).size).toBeGreaterThanOrEqual(2);
     expect(new Set(data.universities.map((u) => u.code)).size).toBe(15);
-    expect(data.universities.find((u) => u.code === "NTU")).toMatchObject({ name_zh: "國立臺灣大學", name_en: "National Taiwan University", short_name: "臺大", region: "Taipei" });
+    expect(data.universities.find((u) => u.code === "NTU")).toMatchObject({
+      name_zh: "國立臺灣大學",
+      name_en: "National Taiwan University",
+      short_name: "臺大",
+      region: "Taipei",
+    });
     for (const u of data.universities) {
       expect(u.name_zh).toMatch(HAN);
       expect(u.short_name).toMatch(HAN);
@@ -77,7 +90,8 @@ describe("demo courses", () => {
       expect(c.course_number).toMatch(/^[A-Z]+\d{3,4}$/);
       expect(c.course_class).toMatch(/^\d{2}$/);
       expect(c.class_name.length).toBeGreaterThan(0);
-      for (const t of [c.teaching_goal, c.teaching_goal_english, c.teaching_content, c.teaching_content_english]) expect(t.length).toBeGreaterThan(20);
+      for (const t of [c.teaching_goal, c.teaching_goal_english, c.teaching_content, c.teaching_content_english])
+        expect(t.length).toBeGreaterThan(20);
     }
     expect(courses.some((c) => c.course_name_chinese.startsWith("通識："))).toBe(true);
     expect(courses.some((c) => c.course_name_chinese === "資料結構")).toBe(true);

@@ -66,7 +66,8 @@ describe("demo observations", () => {
     let wetHours = 0;
     let weatherRows = 0;
     const problems: string[] = [];
-    const bad = (o: ExportObservation, why: string): void => void (problems.length < 10 && problems.push(`${o.station_id}@${o.observed_at}: ${why}`));
+    const bad = (o: ExportObservation, why: string): void =>
+      void (problems.length < 10 && problems.push(`${o.station_id}@${o.observed_at}: ${why}`));
     const between = (v: number | null | undefined, lo: number, hi: number): boolean => v == null || (v >= lo && v <= hi);
     for (const o of obs) {
       const kind = stationById.get(o.station_id)?.kind;
@@ -96,8 +97,14 @@ describe("demo observations", () => {
     for (const u of doc.universities) {
       const air = new Set(near(u, "air").map((s) => s.id));
       const weather = new Set(near(u, "weather").map((s) => s.id));
-      expect(new Set(recent.filter((o) => air.has(o.station_id) && o.aqi != null).map((o) => o.station_id)).size, u.code).toBeGreaterThanOrEqual(3);
-      expect(new Set(recent.filter((o) => weather.has(o.station_id) && o.temp_c != null).map((o) => o.station_id)).size, u.code).toBeGreaterThanOrEqual(3);
+      expect(
+        new Set(recent.filter((o) => air.has(o.station_id) && o.aqi != null).map((o) => o.station_id)).size,
+        u.code,
+      ).toBeGreaterThanOrEqual(3);
+      expect(
+        new Set(recent.filter((o) => weather.has(o.station_id) && o.temp_c != null).map((o) => o.station_id)).size,
+        u.code,
+      ).toBeGreaterThanOrEqual(3);
     }
   });
 

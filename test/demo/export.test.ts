@@ -18,7 +18,17 @@ describe("demo export document", () => {
     const doc = JSON.parse(first.text) as Record<string, unknown>;
     expect(doc.format).toBe("platform-export/1");
     expect(doc.exported_at).toBe("2026-11-20T00:00:00Z");
-    expect(Object.keys(doc)).toEqual(["format", "exported_at", "universities", "courses", "papers", "conferences", "hub_packs", "stations", "observations"]);
+    expect(Object.keys(doc)).toEqual([
+      "format",
+      "exported_at",
+      "universities",
+      "courses",
+      "papers",
+      "conferences",
+      "hub_packs",
+      "stations",
+      "observations",
+    ]);
   });
 
   it("is byte-identical for the same seed and now", () => {

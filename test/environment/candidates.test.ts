@@ -19,9 +19,7 @@ const data = {
   universities: [NTU],
   courses: [],
   stations,
-  observations: stations.map((s, i) =>
-    obs(s.id, "2026-03-09T02:00:00Z", { temp_c: 20 + i, rh: i >= 10 ? 60 + 10 * (i - 10) : null }),
-  ),
+  observations: stations.map((s, i) => obs(s.id, "2026-03-09T02:00:00Z", { temp_c: 20 + i, rh: i >= 10 ? 60 + 10 * (i - 10) : null })),
 };
 
 // Weights at 11, 12 and 13 steps: 1/121, 1/144, 1/169 ∝ 144·169, 121·169, 121·144 = 24336, 20449, 17424 (sum 62209).

@@ -155,7 +155,10 @@ export class Reference {
         stations.map((s) => ({
           station: s.station,
           distance: s.distance,
-          value: aggregate(s.obs.map((o) => o[metric]).filter((v): v is number => v != null), how),
+          value: aggregate(
+            s.obs.map((o) => o[metric]).filter((v): v is number => v != null),
+            how,
+          ),
         })),
       );
       values[key] = orNull(r.value, key === "aqi_avg" ? 0 : 1);

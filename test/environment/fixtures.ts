@@ -124,16 +124,40 @@ function otherSections(universityIds: readonly number[]) {
 // ---------------------------------------------------------------------------
 
 export const NTU: ExportUniversity = {
-  id: 1, code: "NTU", name_zh: "國立臺灣大學", name_en: "National Taiwan University", short_name: "臺大",
-  region: "Taipei", country: "TW", timezone: "Asia/Taipei", latitude: 25.0174, longitude: 121.5405,
+  id: 1,
+  code: "NTU",
+  name_zh: "國立臺灣大學",
+  name_en: "National Taiwan University",
+  short_name: "臺大",
+  region: "Taipei",
+  country: "TW",
+  timezone: "Asia/Taipei",
+  latitude: 25.0174,
+  longitude: 121.5405,
 };
 export const NTHU: ExportUniversity = {
-  id: 2, code: "NTHU", name_zh: "國立清華大學", name_en: "National Tsing Hua University", short_name: "清大",
-  region: "Hsinchu", country: "TW", timezone: "Asia/Taipei", latitude: 24.7961, longitude: 120.9967,
+  id: 2,
+  code: "NTHU",
+  name_zh: "國立清華大學",
+  name_en: "National Tsing Hua University",
+  short_name: "清大",
+  region: "Hsinchu",
+  country: "TW",
+  timezone: "Asia/Taipei",
+  latitude: 24.7961,
+  longitude: 120.9967,
 };
 export const NCKU: ExportUniversity = {
-  id: 3, code: "NCKU", name_zh: "國立成功大學", name_en: "National Cheng Kung University", short_name: null,
-  region: "Tainan", country: "TW", timezone: "Asia/Taipei", latitude: 22.9997, longitude: 120.2196,
+  id: 3,
+  code: "NCKU",
+  name_zh: "國立成功大學",
+  name_en: "National Cheng Kung University",
+  short_name: null,
+  region: "Tainan",
+  country: "TW",
+  timezone: "Asia/Taipei",
+  latitude: 22.9997,
+  longitude: 120.2196,
 };
 
 /**
@@ -142,13 +166,28 @@ export const NCKU: ExportUniversity = {
  */
 export const ID = {
   // NTU: weather k = 1..4 north, air k = 1..4 south; the 4th of each kind carries outliers.
-  W1: "C0AC70", W2: "466920", W3: "C0A9C0", W4: "466910",
-  A1: "moenv-12", A2: "moenv-3", A3: "moenv-104", A4: "moenv-7",
+  W1: "C0AC70",
+  W2: "466920",
+  W3: "C0A9C0",
+  W4: "466910",
+  A1: "moenv-12",
+  A2: "moenv-3",
+  A3: "moenv-104",
+  A4: "moenv-7",
   // NTHU: one station of each kind 0.5 m away, one 2 steps away with wild values.
-  C0: "C0D660", C1: "467571", D0: "moenv-24", D1: "moenv-25",
+  C0: "C0D660",
+  C1: "467571",
+  D0: "moenv-24",
+  D1: "moenv-25",
   // NCKU: V2 has no humidity at all today; B1 (nearest air) only has a reading 3h05m old.
-  V1: "467410", V2: "C0O930", V3: "C0X100", V4: "C0O900",
-  B1: "moenv-41", B2: "moenv-42", B3: "moenv-43", B4: "moenv-44",
+  V1: "467410",
+  V2: "C0O930",
+  V3: "C0X100",
+  V4: "C0O900",
+  B1: "moenv-41",
+  B2: "moenv-42",
+  B3: "moenv-43",
+  B4: "moenv-44",
 } as const;
 
 /** Regions of the filler schools: two in Hualien, six in Taitung, the rest in Yilan (all Asia/Taipei). */
@@ -158,10 +197,22 @@ export const FILLER_IDS = Array.from({ length: 30 }, (_, i) => 11 + i);
 function filler(id: number): ExportUniversity {
   const i = id - 11;
   const [region, lat, lon] =
-    i < 2 ? [FILLER_REGIONS.two, 23.9769, 121.6044] : i < 8 ? [FILLER_REGIONS.six, 22.7583, 121.1444] : [FILLER_REGIONS.rest, 24.757, 121.753];
+    i < 2
+      ? [FILLER_REGIONS.two, 23.9769, 121.6044]
+      : i < 8
+        ? [FILLER_REGIONS.six, 22.7583, 121.1444]
+        : [FILLER_REGIONS.rest, 24.757, 121.753];
   return {
-    id, code: `F${id}`, name_zh: `學校${id}`, name_en: null, short_name: null, region, country: "TW",
-    timezone: "Asia/Taipei", latitude: lat + 0.013 * i, longitude: lon - 0.007 * i,
+    id,
+    code: `F${id}`,
+    name_zh: `學校${id}`,
+    name_en: null,
+    short_name: null,
+    region,
+    country: "TW",
+    timezone: "Asia/Taipei",
+    latitude: lat + 0.013 * i,
+    longitude: lon - 0.007 * i,
   };
 }
 
@@ -200,15 +251,38 @@ export function taiwanExport(): EnvironmentExport {
 
   const observations: ExportObservation[] = [
     // --- NTU weather, today (2026-03-09 in Taipei) ---
-    ...weatherDay(ID.W1, ntuHours, [[18, 70, 0.5], [22, 80, 1.0], [20, 75, 0]]),
-    ...weatherDay(ID.W2, ntuHours, [[17, 60, 2], [21, 65, 1], [22, 70, 0]]),
-    ...weatherDay(ID.W3, ntuHours, [[15, 90, 0], [19, 85, 0], [20, 95, 0]]),
-    ...weatherDay(ID.W4, ntuHours, [[60, 5, 500], [65, 5, 500], [70, 5, 500]]),
+    ...weatherDay(ID.W1, ntuHours, [
+      [18, 70, 0.5],
+      [22, 80, 1.0],
+      [20, 75, 0],
+    ]),
+    ...weatherDay(ID.W2, ntuHours, [
+      [17, 60, 2],
+      [21, 65, 1],
+      [22, 70, 0],
+    ]),
+    ...weatherDay(ID.W3, ntuHours, [
+      [15, 90, 0],
+      [19, 85, 0],
+      [20, 95, 0],
+    ]),
+    ...weatherDay(ID.W4, ntuHours, [
+      [60, 5, 500],
+      [65, 5, 500],
+      [70, 5, 500],
+    ]),
     // --- NTU air, today; A4 has the newest instant of all (11:50Z) and outliers ---
-    air(ID.A1, "01:00:00", 45, 12, 26), air(ID.A1, "10:00:00", 50, 14, 30), air(ID.A1, "11:00:00", 55, 16, 34),
-    air(ID.A2, "01:00:00", 58, 16, 36), air(ID.A2, "10:00:00", 60, 18, 40), air(ID.A2, "11:30:00", null, 20, 44),
-    air(ID.A3, "01:00:00", 66, 20, 46), air(ID.A3, "09:30:00", 70, 24, 50), air(ID.A3, "11:15:00", 74, null, null),
-    air(ID.A4, "03:00:00", 900, 900, 4000), air(ID.A4, "11:50:00", 900, 900, 4000),
+    air(ID.A1, "01:00:00", 45, 12, 26),
+    air(ID.A1, "10:00:00", 50, 14, 30),
+    air(ID.A1, "11:00:00", 55, 16, 34),
+    air(ID.A2, "01:00:00", 58, 16, 36),
+    air(ID.A2, "10:00:00", 60, 18, 40),
+    air(ID.A2, "11:30:00", null, 20, 44),
+    air(ID.A3, "01:00:00", 66, 20, 46),
+    air(ID.A3, "09:30:00", 70, 24, 50),
+    air(ID.A3, "11:15:00", 74, null, null),
+    air(ID.A4, "03:00:00", 900, 900, 4000),
+    air(ID.A4, "11:50:00", 900, 900, 4000),
     // --- NTU weather history: local-day edges in Asia/Taipei (UTC+8) ---
     obs(ID.W1, "2026-02-07T04:00:00Z", { temp_c: 30 }), // 02-07 12:00 local: 31 days back, outside days=30
     obs(ID.W2, "2026-02-07T04:00:00Z", { temp_c: 30 }),
@@ -226,15 +300,34 @@ export function taiwanExport(): EnvironmentExport {
     obs(ID.W2, "2026-03-07T16:30:00Z", { temp_c: 21 }),
     obs(ID.W3, "2026-03-07T16:30:00Z", { temp_c: 22 }),
     // --- NTHU: the stations 0.5 m away take all the weight ---
-    ...weatherDay(ID.C0, otherHours, [[16, 66, 0.4], [18, 66, 0.3]]),
-    ...weatherDay(ID.C1, otherHours, [[30, 20, 10], [35, 20, 10]]),
-    air(ID.D0, "10:00:00", 34, 8.2, 21), air(ID.D0, "11:00:00", 36, 8.6, 25),
+    ...weatherDay(ID.C0, otherHours, [
+      [16, 66, 0.4],
+      [18, 66, 0.3],
+    ]),
+    ...weatherDay(ID.C1, otherHours, [
+      [30, 20, 10],
+      [35, 20, 10],
+    ]),
+    air(ID.D0, "10:00:00", 34, 8.2, 21),
+    air(ID.D0, "11:00:00", 36, 8.6, 25),
     air(ID.D1, "11:40:00", 160, 80, 150),
     // --- NCKU: V2 has no humidity today; B1's only reading is 3h05m old at NOW ---
-    ...weatherDay(ID.V1, otherHours, [[24, 70, 0], [26, 74, 0.2]]),
-    ...weatherDay(ID.V2, otherHours, [[23, null, 1], [27, null, 1]]),
-    ...weatherDay(ID.V3, otherHours, [[22, 80, 0], [24, 84, 0]]),
-    ...weatherDay(ID.V4, otherHours, [[20, 40, 3], [22, 44, 3]]),
+    ...weatherDay(ID.V1, otherHours, [
+      [24, 70, 0],
+      [26, 74, 0.2],
+    ]),
+    ...weatherDay(ID.V2, otherHours, [
+      [23, null, 1],
+      [27, null, 1],
+    ]),
+    ...weatherDay(ID.V3, otherHours, [
+      [22, 80, 0],
+      [24, 84, 0],
+    ]),
+    ...weatherDay(ID.V4, otherHours, [
+      [20, 40, 3],
+      [22, 44, 3],
+    ]),
     air(ID.B1, "08:55:00", 200, 80, 120),
     air(ID.B2, "09:01:00", 40, 10, 30), // 2h59m old at NOW
     air(ID.B3, "11:00:00", 60, 20, 40),
@@ -248,19 +341,43 @@ export function taiwanExport(): EnvironmentExport {
 // ---------------------------------------------------------------------------
 
 export const NYU: ExportUniversity = {
-  id: 10, code: "NYU", name_zh: "紐約大學", name_en: "New York University", short_name: "NYU",
-  region: "New York", country: "US", timezone: "America/New_York", latitude: 40.7295, longitude: -73.9965,
+  id: 10,
+  code: "NYU",
+  name_zh: "紐約大學",
+  name_en: "New York University",
+  short_name: "NYU",
+  region: "New York",
+  country: "US",
+  timezone: "America/New_York",
+  latitude: 40.7295,
+  longitude: -73.9965,
 };
 export const UW: ExportUniversity = {
-  id: 20, code: "UW", name_zh: "華盛頓大學", name_en: "University of Washington", short_name: "UW",
-  region: "Seattle", country: "US", timezone: "America/Los_Angeles", latitude: 47.6553, longitude: -122.3035,
+  id: 20,
+  code: "UW",
+  name_zh: "華盛頓大學",
+  name_en: "University of Washington",
+  short_name: "UW",
+  region: "Seattle",
+  country: "US",
+  timezone: "America/Los_Angeles",
+  latitude: 47.6553,
+  longitude: -122.3035,
 };
 
 export const US_ID = {
-  N1: "KNYC", N2: "KLGA", N3: "KJFK",
-  Q1: "airnow-840360610135", Q2: "airnow-840360050133", Q3: "airnow-840360810124",
-  S1: "KSEA", S2: "KBFI", S3: "KPAE",
-  R1: "airnow-840530330080", R2: "airnow-840530330030", R3: "airnow-840530610020",
+  N1: "KNYC",
+  N2: "KLGA",
+  N3: "KJFK",
+  Q1: "airnow-840360610135",
+  Q2: "airnow-840360050133",
+  Q3: "airnow-840360810124",
+  S1: "KSEA",
+  S2: "KBFI",
+  S3: "KPAE",
+  R1: "airnow-840530330080",
+  R2: "airnow-840530330030",
+  R3: "airnow-840530610020",
 } as const;
 
 /** First hour of the hourly US series, and how many hours (h = 0..84, the last one at NOW). */
@@ -295,8 +412,12 @@ export function usExport(): EnvironmentExport {
   const air = (id: string, at: string, aqi: number | null, pm25_ugm3: number | null, pm10_ugm3: number | null) =>
     obs(id, `2026-03-09T${at}Z`, { aqi, pm25_ugm3, pm10_ugm3 });
   const observations = [
-    ...hourly(US_ID.N1, 0), ...hourly(US_ID.N2, 1), ...hourly(US_ID.N3, 2),
-    ...hourly(US_ID.S1, 0), ...hourly(US_ID.S2, 1), ...hourly(US_ID.S3, 2),
+    ...hourly(US_ID.N1, 0),
+    ...hourly(US_ID.N2, 1),
+    ...hourly(US_ID.N3, 2),
+    ...hourly(US_ID.S1, 0),
+    ...hourly(US_ID.S2, 1),
+    ...hourly(US_ID.S3, 2),
     air(US_ID.Q1, "11:00:00", 100, 30, 60),
     air(US_ID.Q2, "11:00:00", 100, 32, 70),
     air(US_ID.Q3, "11:00:00", 105, 33, 80),
@@ -356,7 +477,12 @@ export const source = (id: Source, station_ids: string[]) => ({ id, name: SOURCE
 
 /** The school block of a snapshot or history. */
 export const schoolBlock = (u: ExportUniversity) => ({
-  id: u.id, code: u.code, name_zh: u.name_zh, short_name: u.short_name, region: u.region, timezone: u.timezone,
+  id: u.id,
+  code: u.code,
+  name_zh: u.name_zh,
+  short_name: u.short_name,
+  region: u.region,
+  timezone: u.timezone,
 });
 
 export const SNAPSHOT_KEYS = ["school", "realtime", "daily", "day_boundary", "data_sources"];
@@ -364,16 +490,32 @@ export const HISTORY_KEYS = ["school", "days", "day_boundary", "data_sources", "
 export const SCHOOL_KEYS = ["id", "code", "name_zh", "short_name", "region", "timezone"];
 export const REALTIME_KEYS = ["aqi", "aqi_status", "pm25_ugm3", "observed_at_utc"];
 export const DAILY_KEYS = [
-  "date_local", "date_taipei", "temp_c_avg", "temp_c_min", "temp_c_max", "rh_avg", "precip_total_mm", "pm25_avg", "pm10_avg", "aqi_avg",
+  "date_local",
+  "date_taipei",
+  "temp_c_avg",
+  "temp_c_min",
+  "temp_c_max",
+  "rh_avg",
+  "precip_total_mm",
+  "pm25_avg",
+  "pm10_avg",
+  "aqi_avg",
 ];
 export const SOURCE_KEYS = ["id", "name", "kind", "station_ids"];
 
 /** A daily entry written by hand: nulls for the fields not given. */
 export function day(date: string, values: Partial<Record<(typeof DAILY_KEYS)[number], number>> = {}) {
   return {
-    date_local: date, date_taipei: date,
-    temp_c_avg: null, temp_c_min: null, temp_c_max: null, rh_avg: null, precip_total_mm: null,
-    pm25_avg: null, pm10_avg: null, aqi_avg: null,
+    date_local: date,
+    date_taipei: date,
+    temp_c_avg: null,
+    temp_c_min: null,
+    temp_c_max: null,
+    rh_avg: null,
+    precip_total_mm: null,
+    pm25_avg: null,
+    pm10_avg: null,
+    aqi_avg: null,
     ...values,
   };
 }

@@ -27,14 +27,34 @@ const ENVIRONMENT = `environment { ${SCHOOL} realtime { aqi aqiStatus pm25Ugm3 o
 
 /** A GraphQL day, renamed to the REST keys by hand (not through the operation documents). */
 const restDay = (d: any) => ({
-  date_local: d.dateLocal, date_taipei: d.dateTaipei, temp_c_avg: d.tempCAvg, temp_c_min: d.tempCMin, temp_c_max: d.tempCMax,
-  rh_avg: d.rhAvg, precip_total_mm: d.precipTotalMm, pm25_avg: d.pm25Avg, pm10_avg: d.pm10Avg, aqi_avg: d.aqiAvg,
+  date_local: d.dateLocal,
+  date_taipei: d.dateTaipei,
+  temp_c_avg: d.tempCAvg,
+  temp_c_min: d.tempCMin,
+  temp_c_max: d.tempCMax,
+  rh_avg: d.rhAvg,
+  precip_total_mm: d.precipTotalMm,
+  pm25_avg: d.pm25Avg,
+  pm10_avg: d.pm10Avg,
+  aqi_avg: d.aqiAvg,
 });
-const restSchool = (s: any) => ({ id: s.databaseId, code: s.code, name_zh: s.nameZh, short_name: s.shortName, region: s.region, timezone: s.timezone });
+const restSchool = (s: any) => ({
+  id: s.databaseId,
+  code: s.code,
+  name_zh: s.nameZh,
+  short_name: s.shortName,
+  region: s.region,
+  timezone: s.timezone,
+});
 const restSources = (list: any[]) => list.map((s) => ({ id: s.id, name: s.name, kind: s.kind, station_ids: s.stationIds }));
 const restSnapshot = (e: any) => ({
   school: restSchool(e.school),
-  realtime: { aqi: e.realtime.aqi, aqi_status: e.realtime.aqiStatus, pm25_ugm3: e.realtime.pm25Ugm3, observed_at_utc: e.realtime.observedAtUtc },
+  realtime: {
+    aqi: e.realtime.aqi,
+    aqi_status: e.realtime.aqiStatus,
+    pm25_ugm3: e.realtime.pm25Ugm3,
+    observed_at_utc: e.realtime.observedAtUtc,
+  },
   daily: restDay(e.daily),
   day_boundary: e.dayBoundary,
   data_sources: restSources(e.dataSources),

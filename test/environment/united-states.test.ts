@@ -42,7 +42,11 @@ const RH = 53.5;
 // 03-08 (23 h):      [03-08T05Z, 03-09T04Z) = h 53..75; mean 64   → 6.4  + 0.347 = 6.747
 // 03-09 (EDT):       [03-09T04Z, NOW]       = h 76..84; mean 80   → 8.0  + 0.347 = 8.347
 const NY_TODAY = day("2026-03-09", {
-  temp_c_avg: 8.3, temp_c_min: 7.9, temp_c_max: 8.7, rh_avg: RH, precip_total_mm: 9,
+  temp_c_avg: 8.3,
+  temp_c_min: 7.9,
+  temp_c_max: 8.7,
+  rh_avg: RH,
+  precip_total_mm: 9,
   // Q1 30, Q2 32, Q3 (33 + 34)/2 = 33.5 → (36·30 + 9·32 + 4·33.5)/49 = 1502/49 = 30.653
   pm25_avg: 30.7,
   pm10_avg: 63.5, // (36·60 + 9·70 + 4·80)/49 = 3110/49 = 63.469
@@ -59,7 +63,11 @@ const NY_HISTORY = [
 // 03-08 (23 h):      [03-08T08Z, 03-09T07Z) = h 56..78; mean 67   → 6.7  + 0.347 = 7.047
 // 03-09 (PDT):       [03-09T07Z, NOW]       = h 79..84; mean 81.5 → 8.15 + 0.347 = 8.497
 const LA_TODAY = day("2026-03-09", {
-  temp_c_avg: 8.5, temp_c_min: 8.2, temp_c_max: 8.7, rh_avg: RH, precip_total_mm: 6,
+  temp_c_avg: 8.5,
+  temp_c_min: 8.2,
+  temp_c_max: 8.7,
+  rh_avg: RH,
+  precip_total_mm: 6,
   pm25_avg: 35.6, // (36·35 + 9·36 + 4·40)/49 = 1744/49 = 35.592
   pm10_avg: 41.7, // (36·40 + 9·44 + 4·52)/49 = 2044/49 = 41.714
   aqi_avg: 101, // (36·100 + 9·101 + 4·104)/49 = 4925/49 = 100.510

@@ -6,9 +6,20 @@ import { type TestGateway, testGateway } from "../support/gateway.js";
 function scaled(schools: number) {
   const base = canaryExport();
   const template = base.courses[0]!;
-  const universities = Array.from({ length: schools }, (_, i) => ({ ...base.universities[0]!, id: i + 1, code: `S${i + 1}`, name_zh: `學校${i + 1}` }));
+  const universities = Array.from({ length: schools }, (_, i) => ({
+    ...base.universities[0]!,
+    id: i + 1,
+    code: `S${i + 1}`,
+    name_zh: `學校${i + 1}`,
+  }));
   const courses = universities.flatMap((u, i) =>
-    Array.from({ length: 6 }, (_, j) => ({ ...template, id: i * 6 + j + 1, university_id: u.id, instructor: `T${j}`, is_public: j === 5 ? 0 : 1 })),
+    Array.from({ length: 6 }, (_, j) => ({
+      ...template,
+      id: i * 6 + j + 1,
+      university_id: u.id,
+      instructor: `T${j}`,
+      is_public: j === 5 ? 0 : 1,
+    })),
   );
   const conferences = universities.map((u) => ({ ...base.conferences[0]!, slug: `conf-${u.id}` }));
   const papers = universities.map((u) => ({ ...base.papers[0]!, slug: `paper-${u.id}`, conference: `conf-${u.id}` }));

@@ -30,9 +30,7 @@ const QUERY = `{
 }`;
 
 // One concrete request per REST route (path parameters filled in).
-const PATHS = ROUTES.map((r) =>
-  r.path.replace("{course_id}", "1").replace("{school_ref}", "NTU").replace("{pack_id}", "pk_public"),
-);
+const PATHS = ROUTES.map((r) => r.path.replace("{course_id}", "1").replace("{school_ref}", "NTU").replace("{pack_id}", "pk_public"));
 
 describe("PGlite and PostgreSQL agree", () => {
   it("GraphQL", async () => {
@@ -44,10 +42,12 @@ describe("PGlite and PostgreSQL agree", () => {
   });
 
   it.each(PATHS)("REST %s", async (path) => {
-    const [a, b] = await Promise.all([lite, server].map(async (t) => {
-      const response = await t.gateway.fetch(`http://x${path}`);
-      return { status: response.status, body: await response.text() };
-    }));
+    const [a, b] = await Promise.all(
+      [lite, server].map(async (t) => {
+        const response = await t.gateway.fetch(`http://x${path}`);
+        return { status: response.status, body: await response.text() };
+      }),
+    );
     expect(a!.status).toBe(200);
     expect(b).toEqual(a);
     for (const canary of CANARIES) expect(b!.body).not.toContain(canary);

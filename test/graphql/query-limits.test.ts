@@ -29,7 +29,8 @@ async function costOf(query: string, variables?: Record<string, unknown>, operat
 }
 
 describe("the cost of a request", () => {
-  const history = (first: string, days: string) => `{ universities(first: ${first}) { nodes { environmentHistory(days: ${days}) { days } } } }`;
+  const history = (first: string, days: string) =>
+    `{ universities(first: ${first}) { nodes { environmentHistory(days: ${days}) { days } } } }`;
 
   it("prices environment fields by schools and days, pages by the size asked for", async () => {
     // A connection: its query, then each item.
@@ -41,21 +42,30 @@ describe("the cost of a request", () => {
     expect(await costOf(history("15", "90"))).toBe(COST.list + 15 * (COST.row + 90 * COST.historyDay));
     expect(await costOf(history("15", "7"))).toBe(COST.list + 15 * (COST.row + 7 * COST.historyDay));
     // At the root, a history is a batch of its own.
-    expect(await costOf(`{ schoolEnvironmentHistory(ref: "NTU", days: 90) { days } }`)).toBe(COST.row + COST.historyAlone + 90 * COST.historyDay);
+    expect(await costOf(`{ schoolEnvironmentHistory(ref: "NTU", days: 90) { days } }`)).toBe(
+      COST.row + COST.historyAlone + 90 * COST.historyDay,
+    );
     // Snapshots: computed together in a list, alone at the root.
-    expect(await costOf("{ universities(first: 10) { nodes { environment { dayBoundary } } } }")).toBe(COST.list + 10 * (COST.row + COST.snapshotInList));
+    expect(await costOf("{ universities(first: 10) { nodes { environment { dayBoundary } } } }")).toBe(
+      COST.list + 10 * (COST.row + COST.snapshotInList),
+    );
     expect(await costOf(`{ schoolEnvironment(ref: "NTU") { dayBoundary } }`)).toBe(COST.row + COST.snapshotAlone);
-    expect(await costOf("{ environmentSnapshot(limit: 100) { totalCount } }")).toBe(COST.list + COST.snapshotAlone + 100 * COST.snapshotInList);
+    expect(await costOf("{ environmentSnapshot(limit: 100) { totalCount } }")).toBe(
+      COST.list + COST.snapshotAlone + 100 * COST.snapshotInList,
+    );
     // Each id of nodes(ids:) is a lookup of its own.
     expect(await costOf(`{ nodes(ids: ["VW5pdmVyc2l0eTox", "VW5pdmVyc2l0eToy"]) { id } }`)).toBe(2 * COST.lookup);
   });
 
   it("uses the variables and prices only the operation that runs", async () => {
-    const query = "query H($n: Int!, $d: Int!) { universities(first: $n) { nodes { environmentHistory(days: $d) { days } } } } query Cheap { __typename }";
+    const query =
+      "query H($n: Int!, $d: Int!) { universities(first: $n) { nodes { environmentHistory(days: $d) { days } } } } query Cheap { __typename }";
     expect(await costOf(query, { n: 2, d: 3 }, "H")).toBe(COST.list + 2 * (COST.row + 3 * COST.historyDay));
     expect(await costOf(query, { n: 2, d: 3 }, "Cheap")).toBe(1);
     expect((await post(t.gateway, { query, variables: { n: 100, d: 90 }, operationName: "H" })).status).toBe(400);
-    expect((await post(t.gateway, { query, variables: { n: 100, d: 90 }, operationName: "Cheap" })).body).toEqual({ data: { __typename: "Query" } });
+    expect((await post(t.gateway, { query, variables: { n: 100, d: 90 }, operationName: "Cheap" })).body).toEqual({
+      data: { __typename: "Query" },
+    });
   });
 
   it("refuses a request above the limit with 400 before any SQL, saying what it costs", async () => {
@@ -74,7 +84,10 @@ describe("the cost of a request", () => {
 
   it("accepts 15 schools' 90-day histories, and refuses the same list 15 times over", async () => {
     expect((await post(t.gateway, { query: history("15", "90") })).body.errors).toBeUndefined();
-    const fifteen = Array.from({ length: 15 }, (_, i) => `a${i}: universities(first: 15) { nodes { environmentHistory(days: ${90 - i}) { days } } }`);
+    const fifteen = Array.from(
+      { length: 15 },
+      (_, i) => `a${i}: universities(first: 15) { nodes { environmentHistory(days: ${90 - i}) { days } } }`,
+    );
     t.statements.length = 0;
     expect((await post(t.gateway, { query: `{ ${fifteen.join(" ")} }` })).body.errors?.[0]?.extensions?.code).toBe("QUERY_TOO_COSTLY");
     expect(t.statements).toEqual([]);
@@ -82,7 +95,8 @@ describe("the cost of a request", () => {
 
   it("refuses 3 aliases of nodes(ids:) with 100 ids each, accepts 2", async () => {
     const ids = Array.from({ length: 100 }, () => "VW5pdmVyc2l0eTox");
-    const aliases = (n: number) => `query($ids: [ID!]!) { ${Array.from({ length: n }, (_, i) => `a${i}: nodes(ids: $ids) { id }`).join(" ")} }`;
+    const aliases = (n: number) =>
+      `query($ids: [ID!]!) { ${Array.from({ length: n }, (_, i) => `a${i}: nodes(ids: $ids) { id }`).join(" ")} }`;
     expect((await post(t.gateway, { query: aliases(3), variables: { ids } })).body.errors?.[0]?.extensions?.code).toBe("QUERY_TOO_COSTLY");
     expect((await post(t.gateway, { query: aliases(2), variables: { ids } })).body.errors).toBeUndefined();
   });
@@ -117,7 +131,10 @@ describe("GraphQL query limits", () => {
 
   it("refuses a document whose cost is too high (fragments make it cheap in tokens)", async () => {
     const fields = "databaseId courseNameChinese courseNameEnglish school semester instructor department startDate endDate";
-    const wide = Array.from({ length: 15 }, (_, i) => `c${i}: courses(first: 100) { nodes { ...C university { code nameZh courses(first: 100) { nodes { ...C } } } } }`).join(" ");
+    const wide = Array.from(
+      { length: 15 },
+      (_, i) => `c${i}: courses(first: 100) { nodes { ...C university { code nameZh courses(first: 100) { nodes { ...C } } } } }`,
+    ).join(" ");
     const body = await t.graphql(`fragment C on Course { ${fields} } { ${wide} }`);
     expect(body.errors?.[0]?.message).toMatch(/cost/i);
   });
@@ -141,7 +158,9 @@ describe("GraphQL query limits", () => {
   });
 
   it("answers an ordinary nested query", async () => {
-    const body = await t.graphql(`{ universities { nodes { code courses(first: 5) { totalCount nodes { school university { code } } } environment { realtime { aqi } } } } }`);
+    const body = await t.graphql(
+      `{ universities { nodes { code courses(first: 5) { totalCount nodes { school university { code } } } environment { realtime { aqi } } } } }`,
+    );
     expect(body.errors).toBeUndefined();
     expect(body.data?.universities.nodes).toHaveLength(3);
   });

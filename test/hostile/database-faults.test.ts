@@ -12,14 +12,7 @@ import { KeyStore } from "../../src/keys/store.js";
 import { UNAVAILABLE_MESSAGE } from "../../src/db/availability.js";
 import { canaryExport } from "../support/canary.js";
 import { freshPostgres, importObject } from "../support/databases.js";
-import {
-  type Answer,
-  type GatewayProcess,
-  request,
-  startGateway,
-  stopAllGateways,
-  waitReady,
-} from "../support/gateway-process.js";
+import { type Answer, type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { type PrivateServer, startPostgres } from "../support/servers.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -66,8 +59,10 @@ const freshKey = async () => (await store.create({ name: "fresh" })).key;
 
 const rest = (k = warm) => request(gateway, "/api/v1/universities", { key: k, timeoutMs: 10_000 });
 /** POSTs JSON to `path` with key `k`, accepting `accept`. */
-const post = (path: string, body: string, accept: string) => (k: string = warm) =>
-  request(gateway, path, { key: k, method: "POST", headers: { "content-type": "application/json", accept }, body, timeoutMs: 10_000 });
+const post =
+  (path: string, body: string, accept: string) =>
+  (k: string = warm) =>
+    request(gateway, path, { key: k, method: "POST", headers: { "content-type": "application/json", accept }, body, timeoutMs: 10_000 });
 const graphql = post("/graphql", GRAPHQL, "application/json");
 const mcp = post("/mcp", MCP_CALL, "application/json, text/event-stream");
 

@@ -87,7 +87,21 @@ function expectJson(answer: Answer, context: string): any {
 const hostileText = fc.oneof(
   fc.string({ unit: "binary", maxLength: 40 }),
   fc.string({ unit: "grapheme", maxLength: 40 }),
-  fc.constantFrom("%00", "%", "%zz", "%ED%A0%80", "..", "../..", "%2e%2e", "'; DROP TABLE course; --", "\u0000", "程式", "-1", "1e309", "9".repeat(30)),
+  fc.constantFrom(
+    "%00",
+    "%",
+    "%zz",
+    "%ED%A0%80",
+    "..",
+    "../..",
+    "%2e%2e",
+    "'; DROP TABLE course; --",
+    "\u0000",
+    "程式",
+    "-1",
+    "1e309",
+    "9".repeat(30),
+  ),
   fc.nat({ max: 300 }).map((n) => "x".repeat(n)),
 );
 
@@ -120,7 +134,11 @@ describe("REST", () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"),
-        fc.oneof(fc.string({ maxLength: 80 }), fc.constant(`Bearer ${key}`), fc.string({ maxLength: 60 }).map((s) => `Bearer ${s}`)),
+        fc.oneof(
+          fc.string({ maxLength: 80 }),
+          fc.constant(`Bearer ${key}`),
+          fc.string({ maxLength: 60 }).map((s) => `Bearer ${s}`),
+        ),
         async (method, authorization) => {
           const safe = authorization.replace(/[^\x20-\x7e]/g, "");
           const answer = await send("/api/v1/courses?page_size=1", { method, headers: { authorization: safe } });
@@ -157,24 +175,39 @@ describe("REST", () => {
 });
 
 describe("GraphQL", () => {
-  const FIELDS = ["universities(first: 2) { totalCount nodes { code } }", "courses(first: 1, q: $q) { totalCount }", "university(ref: $q) { code }", "hubPacks(first: 1) { totalCount }", "node(id: $q) { id }", "__typename"];
+  const FIELDS = [
+    "universities(first: 2) { totalCount nodes { code } }",
+    "courses(first: 1, q: $q) { totalCount }",
+    "university(ref: $q) { code }",
+    "hubPacks(first: 1) { totalCount }",
+    "node(id: $q) { id }",
+    "__typename",
+  ];
   const document = fc.oneof(
     fc.array(fc.constantFrom(...FIELDS), { minLength: 1, maxLength: 4 }).map((fields) => `query($q: String!) { ${fields.join(" ")} }`),
     fc.string({ maxLength: 200 }),
-    fc.array(fc.constantFrom("{", "}", "(", ")", "query", "...", "on", "universities", "$q", ":", "@skip", "\"", "#", "fragment", "1"), { maxLength: 60 }).map((t) => t.join(" ")),
+    fc
+      .array(fc.constantFrom("{", "}", "(", ")", "query", "...", "on", "universities", "$q", ":", "@skip", '"', "#", "fragment", "1"), {
+        maxLength: 60,
+      })
+      .map((t) => t.join(" ")),
   );
 
   it("any document and variables: GraphQL JSON, never a 5xx", async () => {
     await fc.assert(
-      fc.asyncProperty(document, fc.oneof(fc.record({ q: hostileText }), fc.jsonValue(), fc.constant(undefined)), async (query, variables) => {
-        const answer = await send("/graphql", {
-          method: "POST",
-          headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${key}` },
-          body: JSON.stringify({ query, variables }),
-        });
-        const body = expectJson(answer, query);
-        expect(body.data !== undefined || Array.isArray(body.errors)).toBe(true);
-      }),
+      fc.asyncProperty(
+        document,
+        fc.oneof(fc.record({ q: hostileText }), fc.jsonValue(), fc.constant(undefined)),
+        async (query, variables) => {
+          const answer = await send("/graphql", {
+            method: "POST",
+            headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${key}` },
+            body: JSON.stringify({ query, variables }),
+          });
+          const body = expectJson(answer, query);
+          expect(body.data !== undefined || Array.isArray(body.errors)).toBe(true);
+        },
+      ),
       { numRuns: RUNS, seed: 8_004 },
     );
   });
@@ -182,7 +215,10 @@ describe("GraphQL", () => {
   it("any body and content type: GraphQL JSON, never a 5xx", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.string({ maxLength: 200 }), fc.jsonValue().map((v) => JSON.stringify(v))),
+        fc.oneof(
+          fc.string({ maxLength: 200 }),
+          fc.jsonValue().map((v) => JSON.stringify(v)),
+        ),
         fc.constantFrom("application/json", "application/graphql", "text/plain", "multipart/form-data", ""),
         fc.constantFrom("GET", "POST"),
         async (body, contentType, method) => {
@@ -206,9 +242,27 @@ describe("GraphQL", () => {
 });
 
 describe("MCP", () => {
-  const method = fc.constantFrom("initialize", "tools/list", "tools/call", "ping", "notifications/initialized", "resources/list", "nope", "");
+  const method = fc.constantFrom(
+    "initialize",
+    "tools/list",
+    "tools/call",
+    "ping",
+    "notifications/initialized",
+    "resources/list",
+    "nope",
+    "",
+  );
   const params = fc.oneof(
-    fc.record({ name: fc.constantFrom(...ROUTES.map((r) => r.tool), "nope"), arguments: fc.oneof(fc.dictionary(fc.constantFrom("q", "page", "page_size", "school_ref", "course_id", "pack_id", "days", "limit"), fc.oneof(hostileText, fc.integer(), fc.double(), fc.boolean(), fc.constant(null))), fc.jsonValue()) }),
+    fc.record({
+      name: fc.constantFrom(...ROUTES.map((r) => r.tool), "nope"),
+      arguments: fc.oneof(
+        fc.dictionary(
+          fc.constantFrom("q", "page", "page_size", "school_ref", "course_id", "pack_id", "days", "limit"),
+          fc.oneof(hostileText, fc.integer(), fc.double(), fc.boolean(), fc.constant(null)),
+        ),
+        fc.jsonValue(),
+      ),
+    }),
     fc.jsonValue(),
   );
 

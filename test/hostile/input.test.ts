@@ -51,7 +51,16 @@ const TEXT_PARAMS = ROUTES.flatMap((route) =>
 
 describe("REST: bad text is a 400 naming the parameter, and no SQL is sent", () => {
   it("covers every free-text parameter", () => {
-    expect(TEXT_PARAMS.map((p) => p.name).sort()).toEqual(["category", "q", "q", "region", "region", "semester", "university", "university"]);
+    expect(TEXT_PARAMS.map((p) => p.name).sort()).toEqual([
+      "category",
+      "q",
+      "q",
+      "region",
+      "region",
+      "semester",
+      "university",
+      "university",
+    ]);
   });
 
   it.each(TEXT_PARAMS)("$name of $path: NUL, other controls, and one character too many", async ({ name, path }) => {
@@ -64,7 +73,10 @@ describe("REST: bad text is a 400 naming the parameter, and no SQL is sent", () 
       [encodeURIComponent("程".repeat(MAX_TEXT_LENGTH + 1)), `must be at most ${MAX_TEXT_LENGTH} characters`],
     ] as const) {
       const answer = await get(`${path}?${name}=${value}`);
-      expect(answer, `${path}?${name}=${value.slice(0, 20)}`).toEqual({ status: 400, body: { success: false, error: `${name} ${problem}` } });
+      expect(answer, `${path}?${name}=${value.slice(0, 20)}`).toEqual({
+        status: 400,
+        body: { success: false, error: `${name} ${problem}` },
+      });
     }
     expect(t.statements).toEqual([]);
   });
@@ -99,9 +111,21 @@ describe("GraphQL: bad arguments and variables are BAD_USER_INPUT with 400, and 
     ["query($q: String) { courses(first: 1, q: $q) { totalCount } }", { q: "\u0007" }, "variable $q must not contain control characters"],
     ["query($q: String) { courses(first: 1, q: $q) { totalCount } }", { q: "q".repeat(201) }, "variable $q must be at most 200 characters"],
     ["query($q: String) { courses(first: 1, q: $q) { totalCount } }", { q: "\ud800" }, "variable $q must be valid Unicode text"],
-    [`query($q: String = "${"d".repeat(201)}") { courses(first: 1, q: $q) { totalCount } }`, undefined, "variable $q must be at most 200 characters"],
-    ["query($ids: [ID!]!) { nodes(ids: $ids) { id } }", { ids: Array.from({ length: MAX_LIST_LENGTH + 1 }, () => "x") }, "variable $ids must have at most 100 items"],
-    [`{ nodes(ids: [${Array.from({ length: MAX_LIST_LENGTH + 1 }, () => '"x"').join(",")}]) { id } }`, undefined, "argument ids must have at most 100 items"],
+    [
+      `query($q: String = "${"d".repeat(201)}") { courses(first: 1, q: $q) { totalCount } }`,
+      undefined,
+      "variable $q must be at most 200 characters",
+    ],
+    [
+      "query($ids: [ID!]!) { nodes(ids: $ids) { id } }",
+      { ids: Array.from({ length: MAX_LIST_LENGTH + 1 }, () => "x") },
+      "variable $ids must have at most 100 items",
+    ],
+    [
+      `{ nodes(ids: [${Array.from({ length: MAX_LIST_LENGTH + 1 }, () => '"x"').join(",")}]) { id } }`,
+      undefined,
+      "argument ids must have at most 100 items",
+    ],
     ['{ university(ref: "\\u0000") { code } }', undefined, "argument ref must not contain control characters"],
   ])("%#: %s", async (query, variables, message) => {
     const answer = await graphql({ query, variables });
@@ -123,9 +147,11 @@ describe("GraphQL: bad arguments and variables are BAD_USER_INPUT with 400, and 
 
 describe("one request never fails another", () => {
   it("a bad school beside good ones: every good one answers", async () => {
-    const paths = Array.from({ length: 60 }, (_, i) => (i % 3 === 0 ? "/api/v1/environment/schools/%00" : "/api/v1/environment/schools/NTU"));
+    const paths = Array.from({ length: 60 }, (_, i) =>
+      i % 3 === 0 ? "/api/v1/environment/schools/%00" : "/api/v1/environment/schools/NTU",
+    );
     const answers = await Promise.all(paths.map(get));
-    answers.forEach((answer, i) => expect(answer.status, paths[i]).toBe(i % 3 === 0 ? 400 : 200));
+    for (const [i, answer] of answers.entries()) expect(answer.status, paths[i]).toBe(i % 3 === 0 ? 400 : 200);
   });
 
   it("lookups by key made in the same tick by different requests are not merged into one query", async () => {

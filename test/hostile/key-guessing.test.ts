@@ -79,7 +79,12 @@ describe("guessing keys", () => {
     let count = 0;
     const counting = new Proxy(db, {
       get: (target, name) =>
-        name === "query" ? (...args: Parameters<typeof db.query>) => (count++, target.query(...args)) : Reflect.get(target, name),
+        name === "query"
+          ? (...args: Parameters<typeof db.query>) => {
+              count++;
+              return target.query(...args);
+            }
+          : Reflect.get(target, name),
     });
     const cached = new KeyStore(counting);
     const unknown = generateKey();

@@ -47,12 +47,22 @@ const call = (t: TestGateway, path: string, init: RequestInit = {}) => t.gateway
 
 describe("CORS", () => {
   it("by default any page may read, without credentials, and browser code sees the limit headers", async () => {
-    const response = await call(open, "/api/v1/universities", { headers: { origin: "https://anyone.example", authorization: `Bearer ${key}` } });
+    const response = await call(open, "/api/v1/universities", {
+      headers: { origin: "https://anyone.example", authorization: `Bearer ${key}` },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
     expect(response.headers.get("access-control-allow-credentials")).toBeNull();
     const exposed = response.headers.get("access-control-expose-headers")!.split(", ");
-    for (const name of ["RateLimit", "RateLimit-Policy", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "X-Request-Id"]) {
+    for (const name of [
+      "RateLimit",
+      "RateLimit-Policy",
+      "X-RateLimit-Limit",
+      "X-RateLimit-Remaining",
+      "X-RateLimit-Reset",
+      "Retry-After",
+      "X-Request-Id",
+    ]) {
       expect(exposed).toContain(name);
     }
     expect(response.headers.get("ratelimit")).toMatch(/^"minute";r=\d+;t=\d+, "day";r=\d+;t=\d+$/);
@@ -66,7 +76,11 @@ describe("CORS", () => {
     ] as const) {
       const response = await call(open, path, {
         method: "OPTIONS",
-        headers: { origin: "https://anyone.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization" },
+        headers: {
+          origin: "https://anyone.example",
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "authorization",
+        },
       });
       expect(response.status, path).toBe(204);
       expect(response.headers.get("access-control-allow-origin")).toBe("*");
@@ -138,7 +152,11 @@ describe("/mcp against DNS rebinding", () => {
   it("on a loopback-only service, a foreign Host is 403 and a loopback one is served", async () => {
     const attacked = await post("evil.example.com");
     expect(attacked.status).toBe(403);
-    expect(JSON.parse(attacked.body)).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "forbidden host: evil.example.com" } });
+    expect(JSON.parse(attacked.body)).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: "forbidden host: evil.example.com" },
+    });
     for (const host of [`127.0.0.1:${socket.port}`, `localhost:${socket.port}`, `[::1]:${socket.port}`]) {
       const served = await post(host);
       expect(served.status, host).toBe(200);

@@ -69,7 +69,11 @@ it("useRequestShare makes each GraphQL execution one request", async () => {
   const yoga = createYoga({
     schema: createSchema({
       typeDefs: "type Query { sleepy(n: Int!): Int! }",
-      resolvers: { Query: { sleepy: async (_: unknown, { n }: { n: number }) => (await Promise.all(Array.from({ length: n }, () => sleep(200)))).length } },
+      resolvers: {
+        Query: {
+          sleepy: async (_: unknown, { n }: { n: number }) => (await Promise.all(Array.from({ length: n }, () => sleep(200)))).length,
+        },
+      },
     }),
     plugins: [useRequestShare()],
   });

@@ -36,7 +36,12 @@ const JSON_TYPE = /^application\/json/;
 
 describe("Node's parser refusals are JSON", () => {
   it.each([
-    ["raw UTF-8 in the URL", "GET /api/v1/courses?q=程式 HTTP/1.1", 400, "malformed request target: percent-encode every non-ASCII character of the URL"],
+    [
+      "raw UTF-8 in the URL",
+      "GET /api/v1/courses?q=程式 HTTP/1.1",
+      400,
+      "malformed request target: percent-encode every non-ASCII character of the URL",
+    ],
     ["a control byte in a header", "GET /api/v1 HTTP/1.1\r\nx-bad: a\u0001b", 400, "malformed HTTP request"],
     ["headers over 16 KiB", `GET /api/v1 HTTP/1.1\r\nx-big: ${"a".repeat(20_000)}`, 431, "request headers too large"],
     ["not HTTP at all", "HELLO THERE", 400, "malformed HTTP request"],
@@ -65,7 +70,9 @@ describe("GraphQL refusals are GraphQL errors", () => {
     for (const param of ["variables=x", "extensions=%7B", "variables=%5B1"]) {
       const answer = await raw(`GET /graphql?query=%7B__typename%7D&${param} HTTP/1.1\r\naccept: application/json`);
       expect(answer.status, param).toBe(400);
-      expect(json(answer)).toEqual({ errors: [{ message: "variables and extensions must be JSON objects", extensions: { code: "BAD_REQUEST" } }] });
+      expect(json(answer)).toEqual({
+        errors: [{ message: "variables and extensions must be JSON objects", extensions: { code: "BAD_REQUEST" } }],
+      });
     }
   });
 
@@ -73,9 +80,14 @@ describe("GraphQL refusals are GraphQL errors", () => {
     const unsupported = await raw("POST /graphql HTTP/1.1\r\ncontent-type: text/plain", "{ __typename }");
     expect(unsupported.status).toBe(415);
     expect(unsupported.headers["content-type"]).toMatch(JSON_TYPE);
-    expect(json(unsupported)).toEqual({ errors: [{ message: "unsupported media type: send application/json", extensions: { code: "UNSUPPORTED_MEDIA_TYPE" } }] });
+    expect(json(unsupported)).toEqual({
+      errors: [{ message: "unsupported media type: send application/json", extensions: { code: "UNSUPPORTED_MEDIA_TYPE" } }],
+    });
 
-    const unacceptable = await raw("POST /graphql HTTP/1.1\r\ncontent-type: application/json\r\naccept: text/csv", '{"query":"{ __typename }"}');
+    const unacceptable = await raw(
+      "POST /graphql HTTP/1.1\r\ncontent-type: application/json\r\naccept: text/csv",
+      '{"query":"{ __typename }"}',
+    );
     expect(unacceptable.status).toBe(406);
     expect(unacceptable.headers.accept).toContain("application/json");
     expect(json(unacceptable).errors[0].extensions.code).toBe("NOT_ACCEPTABLE");
@@ -102,7 +114,12 @@ describe("MCP refusals are JSON-RPC errors or tool errors, in words", () => {
   });
 
   it("a lone surrogate in a path value is the REST 400, carried as a tool error", async () => {
-    const answer = await post({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "get_hub_pack", arguments: { pack_id: "\ud800" } } });
+    const answer = await post({
+      jsonrpc: "2.0",
+      id: 8,
+      method: "tools/call",
+      params: { name: "get_hub_pack", arguments: { pack_id: "\ud800" } },
+    });
     expect(json(answer).result).toMatchObject({
       isError: true,
       structuredContent: { success: false, error: "pack_id must be valid Unicode text" },
@@ -111,7 +128,10 @@ describe("MCP refusals are JSON-RPC errors or tool errors, in words", () => {
 
   it("a batch is refused: one message per request, so each is counted", async () => {
     const call = { jsonrpc: "2.0", method: "tools/call", params: { name: "list_conferences", arguments: {} } };
-    const answer = await post([{ ...call, id: 1 }, { ...call, id: 2 }]);
+    const answer = await post([
+      { ...call, id: 1 },
+      { ...call, id: 2 },
+    ]);
     expect(answer.status).toBe(400);
     expect(json(answer)).toEqual({
       jsonrpc: "2.0",
@@ -121,7 +141,10 @@ describe("MCP refusals are JSON-RPC errors or tool errors, in words", () => {
   });
 
   it("a body that is not JSON: -32700", async () => {
-    const answer = await raw("POST /mcp HTTP/1.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream", "{nope");
+    const answer = await raw(
+      "POST /mcp HTTP/1.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream",
+      "{nope",
+    );
     expect(answer.status).toBe(400);
     expect(json(answer).error.code).toBe(-32700);
   });

@@ -39,9 +39,42 @@ describe("the canary export", () => {
            FROM university ORDER BY id`,
       ),
     ).toEqual([
-      { id: 1, code: "NTU", code_key: "ntu", name_zh: "國立臺灣大學", short_name: "臺大", region: "Taipei", country: "TW", timezone: "Asia/Taipei", latitude: 25.0174, longitude: 121.5405 },
-      { id: 2, code: "NTHU", code_key: "nthu", name_zh: "國立清華大學", short_name: "清大", region: "Hsinchu", country: "TW", timezone: "Asia/Taipei", latitude: 24.7961, longitude: 120.9967 },
-      { id: 3, code: "UW", code_key: "uw", name_zh: "華盛頓大學", short_name: "UW", region: "Seattle", country: "US", timezone: "America/Los_Angeles", latitude: 47.6553, longitude: -122.3035 },
+      {
+        id: 1,
+        code: "NTU",
+        code_key: "ntu",
+        name_zh: "國立臺灣大學",
+        short_name: "臺大",
+        region: "Taipei",
+        country: "TW",
+        timezone: "Asia/Taipei",
+        latitude: 25.0174,
+        longitude: 121.5405,
+      },
+      {
+        id: 2,
+        code: "NTHU",
+        code_key: "nthu",
+        name_zh: "國立清華大學",
+        short_name: "清大",
+        region: "Hsinchu",
+        country: "TW",
+        timezone: "Asia/Taipei",
+        latitude: 24.7961,
+        longitude: 120.9967,
+      },
+      {
+        id: 3,
+        code: "UW",
+        code_key: "uw",
+        name_zh: "華盛頓大學",
+        short_name: "UW",
+        region: "Seattle",
+        country: "US",
+        timezone: "America/Los_Angeles",
+        latitude: 47.6553,
+        longitude: -122.3035,
+      },
     ]);
     expect(
       await db.query(
@@ -49,12 +82,72 @@ describe("the canary export", () => {
            FROM course ORDER BY id`,
       ),
     ).toEqual([
-      { id: 1, university_id: 1, semester: "113-1", start_date: "2024-09-02", end_date: "2025-01-10", is_public: true, join_code: "CANARY-JOIN-CODE-1", class_memo: null, course_name_english: "Public Course 1" },
-      { id: 2, university_id: 1, semester: "113-1", start_date: "2024-09-02", end_date: "2025-01-10", is_public: false, join_code: "CANARY-JOIN-CODE-2", class_memo: null, course_name_english: "CANARY-PRIVATE-COURSE english 2" },
-      { id: 3, university_id: 1, semester: "112-2", start_date: "2024-09-02", end_date: "2025-01-10", is_public: true, join_code: "CANARY-JOIN-CODE-3", class_memo: null, course_name_english: "Public Course 3" },
-      { id: 4, university_id: 2, semester: "113-2", start_date: "2024-09-02", end_date: "2025-01-10", is_public: true, join_code: "CANARY-JOIN-CODE-4", class_memo: null, course_name_english: "Public Course 4" },
-      { id: 5, university_id: 2, semester: "113-2", start_date: "2024-09-02", end_date: "2025-01-10", is_public: false, join_code: "CANARY-JOIN-CODE-5", class_memo: null, course_name_english: "CANARY-PRIVATE-COURSE english 5" },
-      { id: 6, university_id: 3, semester: "112-1", start_date: "2024-09-02", end_date: "2025-01-10", is_public: true, join_code: "CANARY-JOIN-CODE-6", class_memo: null, course_name_english: "Public Course 6" },
+      {
+        id: 1,
+        university_id: 1,
+        semester: "113-1",
+        start_date: "2024-09-02",
+        end_date: "2025-01-10",
+        is_public: true,
+        join_code: "CANARY-JOIN-CODE-1",
+        class_memo: null,
+        course_name_english: "Public Course 1",
+      },
+      {
+        id: 2,
+        university_id: 1,
+        semester: "113-1",
+        start_date: "2024-09-02",
+        end_date: "2025-01-10",
+        is_public: false,
+        join_code: "CANARY-JOIN-CODE-2",
+        class_memo: null,
+        course_name_english: "CANARY-PRIVATE-COURSE english 2",
+      },
+      {
+        id: 3,
+        university_id: 1,
+        semester: "112-2",
+        start_date: "2024-09-02",
+        end_date: "2025-01-10",
+        is_public: true,
+        join_code: "CANARY-JOIN-CODE-3",
+        class_memo: null,
+        course_name_english: "Public Course 3",
+      },
+      {
+        id: 4,
+        university_id: 2,
+        semester: "113-2",
+        start_date: "2024-09-02",
+        end_date: "2025-01-10",
+        is_public: true,
+        join_code: "CANARY-JOIN-CODE-4",
+        class_memo: null,
+        course_name_english: "Public Course 4",
+      },
+      {
+        id: 5,
+        university_id: 2,
+        semester: "113-2",
+        start_date: "2024-09-02",
+        end_date: "2025-01-10",
+        is_public: false,
+        join_code: "CANARY-JOIN-CODE-5",
+        class_memo: null,
+        course_name_english: "CANARY-PRIVATE-COURSE english 5",
+      },
+      {
+        id: 6,
+        university_id: 3,
+        semester: "112-1",
+        start_date: "2024-09-02",
+        end_date: "2025-01-10",
+        is_public: true,
+        join_code: "CANARY-JOIN-CODE-6",
+        class_memo: null,
+        course_name_english: "Public Course 6",
+      },
     ]);
     expect(await db.query(`SELECT slug, authors, year, award FROM paper ORDER BY slug`)).toEqual([
       { slug: "p-2024-b", authors: ["C. Wu"], year: 2024, award: "Best Paper" },
@@ -72,9 +165,17 @@ describe("the canary export", () => {
       ),
     ).toEqual([
       {
-        id: "pk_public", asset_type: "quiz_bank", education_level: "university", bloom_levels: ["remember", "apply"],
-        difficulty: "intermediate", star_count: 3, install_count: 7, owner_name: "林老師", visibility: "public",
-        safety_status: "passed", payload: { secret: "CANARY-PAYLOAD" },
+        id: "pk_public",
+        asset_type: "quiz_bank",
+        education_level: "university",
+        bloom_levels: ["remember", "apply"],
+        difficulty: "intermediate",
+        star_count: 3,
+        install_count: 7,
+        owner_name: "林老師",
+        visibility: "public",
+        safety_status: "passed",
+        payload: { secret: "CANARY-PAYLOAD" },
       },
     ]);
     expect(
@@ -112,7 +213,11 @@ describe("the canary export", () => {
       { id: "pk_public", latest_version: "1.10.0", latest_published_at: "2026-02-01T00:00:00.000Z" },
     ]);
     // Every version is stored, the rejected one included (the read client hides it).
-    expect(await db.query(`SELECT version, safety_status::text, changelog FROM hub_pack_version WHERE pack_id = 'pk_public' ORDER BY published_at`)).toEqual([
+    expect(
+      await db.query(
+        `SELECT version, safety_status::text, changelog FROM hub_pack_version WHERE pack_id = 'pk_public' ORDER BY published_at`,
+      ),
+    ).toEqual([
       { version: "1.9.0", safety_status: "passed", changelog: "Release 1.9.0" },
       { version: "1.10.0", safety_status: "passed", changelog: "Release 1.10.0" },
       { version: "2.0.0", safety_status: "rejected", changelog: "CANARY-REJECTED-VERSION" },
@@ -133,7 +238,13 @@ describe("derived Pack fields", () => {
     e.hub_packs[0]!.versions.reverse();
     e.hub_packs[0]!.versions.push(
       { version: "1.10.0-rc.1", published_at: "2026-01-20T00:00:00Z", changelog: "rc", safety_status: "passed", payload: { secret: "x" } },
-      { version: "1.11.0", published_at: "2026-04-01T08:00:00+08:00", changelog: "next", safety_status: "pending", payload: { secret: "x" } },
+      {
+        version: "1.11.0",
+        published_at: "2026-04-01T08:00:00+08:00",
+        changelog: "next",
+        safety_status: "pending",
+        payload: { secret: "x" },
+      },
     );
     e.hub_packs[3]!.versions = [
       { version: "3.0.0", published_at: "2026-05-01T00:00:00Z", changelog: "x", safety_status: "rejected", payload: { secret: "x" } },

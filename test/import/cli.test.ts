@@ -14,8 +14,7 @@ import { CANARY_COUNTS, canary, counts } from "./helpers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const TSX = join(ROOT, "node_modules", ".bin", "tsx");
-const SUMMARY =
-  "imported 3 universities, 6 courses, 2 papers, 2 conferences, 4 hub packs (6 versions), 2 stations, 2 observations\n";
+const SUMMARY = "imported 3 universities, 6 courses, 2 papers, 2 conferences, 4 hub packs (6 versions), 2 stations, 2 observations\n";
 
 let tmp: string;
 let dataDir: string;
@@ -80,7 +79,9 @@ describe("npm run import", () => {
     expect(await runImport([join(tmp, "canary.json")])).toEqual({
       code: 0,
       stdout: SUMMARY,
-      stderr: readMigrations().map((m) => `applied migration ${m.name}\n`).join(""),
+      stderr: readMigrations()
+        .map((m) => `applied migration ${m.name}\n`)
+        .join(""),
     });
     expect(await dataCounts()).toEqual(CANARY_COUNTS);
   }, 60_000);
@@ -103,22 +104,26 @@ describe("npm run import", () => {
   }, 60_000);
 
   const hasScript = spawnSync("script", ["--version"]).status === 0;
-  it.skipIf(!hasScript)("shows progress on one line, only when stderr is a terminal", async () => {
-    const e = canary();
-    e.papers = Array.from({ length: 1_000 }, (_, i) => ({ ...e.papers[0]!, slug: `p-${i}` }));
-    const file = join(tmp, "papers.json");
-    writeFileSync(file, JSON.stringify(e));
-    // `script` gives the command a terminal; its output is what the terminal showed.
-    const shown = await new Promise<string>((resolve, reject) => {
-      const child = spawn("script", ["-qec", `${TSX} src/cli/import.ts ${file}`, "/dev/null"], { cwd: ROOT, env: env(dataDir) });
-      let out = "";
-      child.stdout.on("data", (d) => (out += d));
-      child.on("error", reject);
-      child.on("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${out}`))));
-    });
-    expect(shown).toBe(
-      "\rpapers: 500\x1b[K\rpapers: 1,000\x1b[K\robservations: 2\x1b[K\r\x1b[K" +
-        SUMMARY.replace("2 papers", "1,000 papers").replace("\n", "\r\n"),
-    );
-  }, 60_000);
+  it.skipIf(!hasScript)(
+    "shows progress on one line, only when stderr is a terminal",
+    async () => {
+      const e = canary();
+      e.papers = Array.from({ length: 1_000 }, (_, i) => ({ ...e.papers[0]!, slug: `p-${i}` }));
+      const file = join(tmp, "papers.json");
+      writeFileSync(file, JSON.stringify(e));
+      // `script` gives the command a terminal; its output is what the terminal showed.
+      const shown = await new Promise<string>((resolve, reject) => {
+        const child = spawn("script", ["-qec", `${TSX} src/cli/import.ts ${file}`, "/dev/null"], { cwd: ROOT, env: env(dataDir) });
+        let out = "";
+        child.stdout.on("data", (d) => (out += d));
+        child.on("error", reject);
+        child.on("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${out}`))));
+      });
+      expect(shown).toBe(
+        "\rpapers: 500\x1b[K\rpapers: 1,000\x1b[K\robservations: 2\x1b[K\r\x1b[K" +
+          SUMMARY.replace("2 papers", "1,000 papers").replace("\n", "\r\n"),
+      );
+    },
+    60_000,
+  );
 });

@@ -35,9 +35,7 @@ export async function dumpTables(db: Pick<Database, "transaction">): Promise<Rec
     );
     const dump: Record<string, string> = {};
     for (const { name } of tables) {
-      const [row] = await tx.query<{ rows: string }>(
-        `SELECT coalesce(json_agg(t ORDER BY t::text)::text, '[]') AS rows FROM "${name}" t`,
-      );
+      const [row] = await tx.query<{ rows: string }>(`SELECT coalesce(json_agg(t ORDER BY t::text)::text, '[]') AS rows FROM "${name}" t`);
       dump[name] = row!.rows;
     }
     return dump;
@@ -55,18 +53,40 @@ export async function counts(db: Pick<Database, "query">): Promise<Record<string
 }
 
 export const TABLES = [
-  "university", "course", "paper", "conference", "hub_pack", "hub_pack_version", "station", "observation", "school_station",
+  "university",
+  "course",
+  "paper",
+  "conference",
+  "hub_pack",
+  "hub_pack_version",
+  "station",
+  "observation",
+  "school_station",
 ] as const;
 
 /** The row counts the canary export gives. */
 export const CANARY_COUNTS = {
-  university: 3, course: 6, paper: 2, conference: 2, hub_pack: 4, hub_pack_version: 6, station: 2, observation: 2,
+  university: 3,
+  course: 6,
+  paper: 2,
+  conference: 2,
+  hub_pack: 4,
+  hub_pack_version: 6,
+  station: 2,
+  observation: 2,
   school_station: 6, // 3 schools x (1 weather + 1 air station)
 };
 
 /** The summary importExport returns for the canary export. */
 export const CANARY_SUMMARY = {
-  universities: 3, courses: 6, papers: 2, conferences: 2, hubPacks: 4, packVersions: 6, stations: 2, observations: 2,
+  universities: 3,
+  courses: 6,
+  papers: 2,
+  conferences: 2,
+  hubPacks: 4,
+  packVersions: 6,
+  stations: 2,
+  observations: 2,
 };
 
 /** A text as a stream of small chunks, so records are split across chunk boundaries. */

@@ -18,13 +18,19 @@ function meters(a: { latitude: number; longitude: number }, b: { latitude: numbe
 
 const NTU = { latitude: 25.0174, longitude: 121.5405 };
 const station = (id: string, kind: "weather" | "air", dLat: number, dLon = 0) => ({
-  id, name: id, kind, source: kind === "air" ? "moenv" : "cwa", country: "TW",
-  latitude: NTU.latitude + dLat, longitude: NTU.longitude + dLon,
+  id,
+  name: id,
+  kind,
+  source: kind === "air" ? "moenv" : "cwa",
+  country: "TW",
+  latitude: NTU.latitude + dLat,
+  longitude: NTU.longitude + dLon,
 });
 
 // 22 weather stations north of NTU, 0.01° apart, listed in a scrambled order.
-const weather = Array.from({ length: 22 }, (_, k) => station(`w-${String(k).padStart(2, "0")}`, "weather", 0.01 * (k + 1)))
-  .sort((a, b) => ((Number(a.id.slice(2)) * 7) % 22) - ((Number(b.id.slice(2)) * 7) % 22));
+const weather = Array.from({ length: 22 }, (_, k) => station(`w-${String(k).padStart(2, "0")}`, "weather", 0.01 * (k + 1))).sort(
+  (a, b) => ((Number(a.id.slice(2)) * 7) % 22) - ((Number(b.id.slice(2)) * 7) % 22),
+);
 const air = [
   station("a-far", "air", -0.3),
   station("a-tie-b", "air", 0, 0.002),
@@ -57,9 +63,7 @@ describe("school_station", () => {
       [3, "a-tie-b"],
       [4, "a-far"],
     ]);
-    expect(ntu("weather").map((r) => r.station_id)).toEqual(
-      Array.from({ length: 22 }, (_, k) => `w-${String(k).padStart(2, "0")}`),
-    );
+    expect(ntu("weather").map((r) => r.station_id)).toEqual(Array.from({ length: 22 }, (_, k) => `w-${String(k).padStart(2, "0")}`));
     expect(ntu("weather").map((r) => r.rank)).toEqual(Array.from({ length: 22 }, (_, k) => k + 1));
     expect(ntu("air")[0]!.distance_m).toBeCloseTo(111.2, 0);
   });
@@ -77,6 +81,6 @@ describe("school_station", () => {
     );
     expect(rows).toHaveLength(3 * (4 + 22));
     expect(rows.map(({ distance_m, ...r }) => r)).toEqual(expected.map(({ distance_m, ...r }) => r));
-    rows.forEach((r, i) => expect(r.distance_m).toBeCloseTo(expected[i]!.distance_m, 3));
+    for (const [i, r] of rows.entries()) expect(r.distance_m).toBeCloseTo(expected[i]!.distance_m, 3);
   });
 });

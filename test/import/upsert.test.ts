@@ -78,7 +78,15 @@ describe("reimport", () => {
     expect(await db.query(`SELECT slug FROM paper`)).toEqual([{ slug: "p-2024-b" }]);
     expect(await db.query(`SELECT slug FROM conference`)).toEqual([{ slug: "edm-2025" }]);
     expect(await db.query(`SELECT station_id FROM observation`)).toEqual([{ station_id: "moenv-1" }]);
-    expect(await counts(db)).toEqual({ ...CANARY_COUNTS, course: 5, hub_pack: 3, hub_pack_version: 4, paper: 1, conference: 1, observation: 1 });
+    expect(await counts(db)).toEqual({
+      ...CANARY_COUNTS,
+      course: 5,
+      hub_pack: 3,
+      hub_pack_version: 4,
+      paper: 1,
+      conference: 1,
+      observation: 1,
+    });
   });
 
   it("removes a station with its observations and its school rankings, and a university with its courses", async () => {

@@ -41,28 +41,92 @@ async function refusal(text: string): Promise<ImportError> {
 }
 
 const CASES: [string, string, string][] = [
-  ["a semester without its term", changed((e) => void (e.courses[3]!.semester = "2024")), "courses[3].semester: expected <year>-<term>, like 113-1"],
-  ["a missing required field", changed((e) => void delete (e.courses[0] as Record<string, unknown>).semester), "courses[0].semester: is required"],
+  [
+    "a semester without its term",
+    changed((e) => void (e.courses[3]!.semester = "2024")),
+    "courses[3].semester: expected <year>-<term>, like 113-1",
+  ],
+  [
+    "a missing required field",
+    changed((e) => void delete (e.courses[0] as Record<string, unknown>).semester),
+    "courses[0].semester: is required",
+  ],
   ["is_public 2", changed((e) => void (e.courses[1]!.is_public = 2 as 0)), "courses[1].is_public: expected 0 or 1"],
-  ["a date that does not exist", changed((e) => void (e.courses[2]!.start_date = "2024-13-01")), "courses[2].start_date: expected a real calendar date"],
+  [
+    "a date that does not exist",
+    changed((e) => void (e.courses[2]!.start_date = "2024-13-01")),
+    "courses[2].start_date: expected a real calendar date",
+  ],
   ["February 30", changed((e) => void (e.courses[2]!.end_date = "2025-02-30")), "courses[2].end_date: expected a real calendar date"],
-  ["an unknown asset_type", changed((e) => void (e.hub_packs[1]!.asset_type = "video")), "hub_packs[1].asset_type: expected skill, channel_template, quiz_bank, survey_bank or ai_task"],
-  ["an unknown education_level", changed((e) => void (e.hub_packs[2]!.education_level = "college")), "hub_packs[2].education_level: expected university, high_school, junior_high, elementary or general"],
-  ["a bad visibility", changed((e) => void (e.hub_packs[3]!.visibility = "unlisted")), "hub_packs[3].visibility: expected public, private or link"],
-  ["a bad semantic version", changed((e) => void (e.hub_packs[0]!.versions[1]!.version = "1.10")), "hub_packs[0].versions[1].version: expected a semantic version like 1.2.0"],
-  ["a version listed twice", changed((e) => void e.hub_packs[0]!.versions.push({ ...e.hub_packs[0]!.versions[0]! })), "hub_packs[0].versions[3].version: 1.9.0 appears twice"],
-  ["an observation of an unknown station", changed((e) => void e.observations.push({ station_id: "nope", observed_at: "2026-11-19T17:00:00Z" } as never)), 'observations[2].station_id: no station with id "nope"'],
-  ["an instant without a time zone", changed((e) => void (e.observations[1]!.observed_at = "2026-11-19T16:00:00")), "observations[1].observed_at: expected an ISO 8601 instant with a time zone offset"],
-  ["a reading out of range", changed((e) => void ((e.observations[1] as Record<string, unknown>).aqi = -1)), "observations[1].aqi: Too small: expected number to be >=0"],
+  [
+    "an unknown asset_type",
+    changed((e) => void (e.hub_packs[1]!.asset_type = "video")),
+    "hub_packs[1].asset_type: expected skill, channel_template, quiz_bank, survey_bank or ai_task",
+  ],
+  [
+    "an unknown education_level",
+    changed((e) => void (e.hub_packs[2]!.education_level = "college")),
+    "hub_packs[2].education_level: expected university, high_school, junior_high, elementary or general",
+  ],
+  [
+    "a bad visibility",
+    changed((e) => void (e.hub_packs[3]!.visibility = "unlisted")),
+    "hub_packs[3].visibility: expected public, private or link",
+  ],
+  [
+    "a bad semantic version",
+    changed((e) => void (e.hub_packs[0]!.versions[1]!.version = "1.10")),
+    "hub_packs[0].versions[1].version: expected a semantic version like 1.2.0",
+  ],
+  [
+    "a version listed twice",
+    changed((e) => void e.hub_packs[0]!.versions.push({ ...e.hub_packs[0]!.versions[0]! })),
+    "hub_packs[0].versions[3].version: 1.9.0 appears twice",
+  ],
+  [
+    "an observation of an unknown station",
+    changed((e) => void e.observations.push({ station_id: "nope", observed_at: "2026-11-19T17:00:00Z" } as never)),
+    'observations[2].station_id: no station with id "nope"',
+  ],
+  [
+    "an instant without a time zone",
+    changed((e) => void (e.observations[1]!.observed_at = "2026-11-19T16:00:00")),
+    "observations[1].observed_at: expected an ISO 8601 instant with a time zone offset",
+  ],
+  [
+    "a reading out of range",
+    changed((e) => void ((e.observations[1] as Record<string, unknown>).aqi = -1)),
+    "observations[1].aqi: Too small: expected number to be >=0",
+  ],
   ["a duplicate course id", changed((e) => void (e.courses[4]!.id = 2)), "courses[4].id: 2 already used by courses[1]"],
-  ["a duplicate observation (same instant, other offset)", changed((e) => void e.observations.push({ station_id: "466920", observed_at: "2026-11-20T00:00:00+08:00" } as never)), "observations[2]: same station and observed_at as observations[0]"],
-  ["a duplicate university code (case-insensitive)", changed((e) => void (e.universities[1]!.code = "ntu")), 'universities[1].code: "ntu" already used by universities[0]'],
-  ["a course of an unknown university", changed((e) => void (e.courses[5]!.university_id = 99)), "courses[5].university_id: no university with id 99"],
-  ["a bad time zone", changed((e) => void (e.universities[2]!.timezone = "Mars/Olympus")), "universities[2].timezone: expected an IANA time zone such as Asia/Taipei"],
+  [
+    "a duplicate observation (same instant, other offset)",
+    changed((e) => void e.observations.push({ station_id: "466920", observed_at: "2026-11-20T00:00:00+08:00" } as never)),
+    "observations[2]: same station and observed_at as observations[0]",
+  ],
+  [
+    "a duplicate university code (case-insensitive)",
+    changed((e) => void (e.universities[1]!.code = "ntu")),
+    'universities[1].code: "ntu" already used by universities[0]',
+  ],
+  [
+    "a course of an unknown university",
+    changed((e) => void (e.courses[5]!.university_id = 99)),
+    "courses[5].university_id: no university with id 99",
+  ],
+  [
+    "a bad time zone",
+    changed((e) => void (e.universities[2]!.timezone = "Mars/Olympus")),
+    "universities[2].timezone: expected an IANA time zone such as Asia/Taipei",
+  ],
   ["an unknown station kind", changed((e) => void (e.stations[1]!.kind = "water")), "stations[1].kind: expected weather or air"],
   ["a section that is not an array", changed((e) => void (e.courses = {} as never)), "courses: expected an array"],
   ["no format", changed((e) => void delete (e as Record<string, unknown>).format), 'format: expected "platform-export/1", got null'],
-  ["another format", changed((e) => void (e.format = "platform-export/2")), 'format: expected "platform-export/1", got "platform-export/2"'],
+  [
+    "another format",
+    changed((e) => void (e.format = "platform-export/2")),
+    'format: expected "platform-export/1", got "platform-export/2"',
+  ],
   ["text that is not JSON", "not json", "the export is not valid JSON: Parser cannot parse input: expected a value"],
   ["a document cut short", JSON.stringify(canary()).slice(0, -1), "the export is not valid JSON: Parser cannot parse input: expected ','"],
   ["a top-level array", JSON.stringify([canary()]), "the export must be one JSON object"],
@@ -114,26 +178,27 @@ describe("known importer gaps", () => {
   });
 
   it("a NUL character in a text is refused naming the record (Postgres cannot store it)", async () => {
-    const error = await importExport(db, textStream(changed((e) => void ((e.courses[1] as Record<string, unknown>).class_memo = "a\u0000b")))).catch((e: unknown) => e);
+    const error = await importExport(
+      db,
+      textStream(changed((e) => void ((e.courses[1] as Record<string, unknown>).class_memo = "a\u0000b"))),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ImportError);
     expect((error as Error).message).toMatch(/^courses\[1\]\.class_memo: /);
   });
 
   it("an instant on a day that does not exist is refused (records.ts instant)", async () => {
-    const error = await importExport(db, textStream(changed((e) => void (e.observations[0]!.observed_at = "2026-02-30T00:00:00Z")))).catch((e: unknown) => e);
+    const error = await importExport(db, textStream(changed((e) => void (e.observations[0]!.observed_at = "2026-02-30T00:00:00Z")))).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ImportError);
     expect((error as Error).message).toMatch(/^observations\[0\]\.observed_at: /);
   });
 
-  it(
-    "an input stream that fails ends the import with that error (read.ts pipes without error propagation: it hangs)",
-    async () => {
-      const input = new Readable({ read() {} });
-      input.on("error", () => undefined); // without it the error is also uncaught
-      input.push('{"format":"platform-export/1","observations":[');
-      setTimeout(() => input.destroy(new Error("disk on fire")), 20);
-      await expect(readExport(input, { header() {}, record() {} })).rejects.toThrow("disk on fire");
-    },
-    1000,
-  );
+  it("an input stream that fails ends the import with that error (read.ts pipes without error propagation: it hangs)", async () => {
+    const input = new Readable({ read() {} });
+    input.on("error", () => undefined); // without it the error is also uncaught
+    input.push('{"format":"platform-export/1","observations":[');
+    setTimeout(() => input.destroy(new Error("disk on fire")), 20);
+    await expect(readExport(input, { header() {}, record() {} })).rejects.toThrow("disk on fire");
+  }, 1000);
 });

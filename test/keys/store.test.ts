@@ -147,9 +147,7 @@ describe("find, revoke, setLimits", () => {
     const store = new KeyStore(db);
     const before = (await store.list()).length;
     for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      await expect(store.create({ name: "bad", perMinute: bad })).rejects.toThrow(
-        new KeyError("--per-minute must be a positive integer"),
-      );
+      await expect(store.create({ name: "bad", perMinute: bad })).rejects.toThrow(new KeyError("--per-minute must be a positive integer"));
       await expect(store.create({ name: "bad", perDay: bad })).rejects.toThrow(new KeyError("--per-day must be a positive integer"));
     }
     expect((await store.list()).length).toBe(before);
@@ -167,7 +165,15 @@ describe("verify", () => {
     const store = new KeyStore(db);
     const created = await store.create({ name: "valid", owner: "me", perMinute: 9 });
     const record = await store.verify(created.key);
-    expect(record).toMatchObject({ id: created.id, prefix: created.prefix, name: "valid", owner: "me", perMinute: 9, perDay: null, revokedAt: null });
+    expect(record).toMatchObject({
+      id: created.id,
+      prefix: created.prefix,
+      name: "valid",
+      owner: "me",
+      perMinute: 9,
+      perDay: null,
+      revokedAt: null,
+    });
     expect(JSON.stringify(record)).not.toContain(created.key);
     expect(JSON.stringify(record)).not.toContain(sha256(created.key));
     expect(await store.verify(generateKey())).toBeNull();

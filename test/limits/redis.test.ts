@@ -100,9 +100,7 @@ describe.skipIf(!REDIS_URL)(`limits shared through Redis${skipped}`, () => {
     for (let attempt = 1; ; attempt++) {
       await awayFromMinuteBoundary(20_000);
       started = Date.now();
-      answers = await Promise.all(
-        Array.from({ length: 200 }, (_, i) => get(i % 2 ? b : a, "/api/v1/universities", key.key)),
-      );
+      answers = await Promise.all(Array.from({ length: 200 }, (_, i) => get(i % 2 ? b : a, "/api/v1/universities", key.key)));
       // A burst that straddled two minutes proves nothing: once more with a fresh key.
       if (windowAt("minute", started).index === windowAt("minute", Date.now()).index || attempt === 2) break;
       key = await store.create({ name: "burst again" });

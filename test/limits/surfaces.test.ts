@@ -57,7 +57,10 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 /** One request through the gateway; every answer is kept for the leak checks. */
-async function call(path: string, init: { method?: string; key?: string; authorization?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+async function call(
+  path: string,
+  init: { method?: string; key?: string; authorization?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.key) headers.authorization = `Bearer ${init.key}`;
   if (init.authorization !== undefined) headers.authorization = init.authorization;
@@ -139,7 +142,12 @@ describe("401 on every surface, in its own shape", () => {
   const cases: [string, { key?: string; authorization?: string }, RegExp, string][] = [
     ["missing key", {}, /^Bearer realm="[^"]+"$/, "an API key is required"],
     ["malformed header (Basic)", { authorization: "Basic dXNlcjpwYXNz" }, /^Bearer realm="[^"]+", error="invalid_request"$/, "malformed"],
-    ["malformed header (short key)", { authorization: "Bearer uedu_short" }, /^Bearer realm="[^"]+", error="invalid_request"$/, "malformed"],
+    [
+      "malformed header (short key)",
+      { authorization: "Bearer uedu_short" },
+      /^Bearer realm="[^"]+", error="invalid_request"$/,
+      "malformed",
+    ],
     ["unknown key", { key: unknownKey }, /^Bearer realm="[^"]+", error="invalid_token"$/, "invalid or revoked"],
     ["revoked key", { key: "revoked" }, /^Bearer realm="[^"]+", error="invalid_token"$/, "invalid or revoked"],
   ];

@@ -55,7 +55,11 @@ const FAILURES: { tool: string; args: Record<string, unknown>; path: string }[] 
   { tool: "get_course", args: { course_id: 2 }, path: "/api/v1/courses/2" },
   { tool: "get_hub_pack", args: { pack_id: "pk_private" }, path: "/api/v1/hub/packs/pk_private" },
   { tool: "get_course_stats", args: { group_by: "month" }, path: "/api/v1/course_stats?group_by=month" },
-  { tool: "get_school_environment_history", args: { school_ref: "ntu", days: 91 }, path: "/api/v1/environment/schools/ntu/history?days=91" },
+  {
+    tool: "get_school_environment_history",
+    args: { school_ref: "ntu", days: 91 },
+    path: "/api/v1/environment/schools/ntu/history?days=91",
+  },
   { tool: "get_school_environment", args: { school_ref: "nowhere" }, path: "/api/v1/environment/schools/nowhere" },
   // Bad text never reaches the database (issue 8, finding 5): the same 400 as REST.
   { tool: "list_courses", args: { q: "a\u0000b" }, path: "/api/v1/courses?q=a%00b" },
@@ -94,9 +98,7 @@ describe("MCP tools", () => {
   });
 
   it("no tool answer carries a guarded value", async () => {
-    const answers = await Promise.all(
-      [...CALLS, ...FAILURES].map(({ tool, args }) => client.callTool({ name: tool, arguments: args })),
-    );
+    const answers = await Promise.all([...CALLS, ...FAILURES].map(({ tool, args }) => client.callTool({ name: tool, arguments: args })));
     const text = JSON.stringify(answers);
     for (const canary of CANARIES) expect(text).not.toContain(canary);
     expect(text).toContain("公開課程1");

@@ -63,7 +63,8 @@ describe("keys and limits on /api/v1 (as documented)", () => {
   it("404 and 405 come before 401; the root, the document and health checks need no key", async () => {
     expect((await rest.get("/api/v1/nope")).status).toBe(404);
     expect((await rest.fetch("/api/v1/courses", { method: "POST" })).status).toBe(405);
-    for (const path of ["/api/v1", "/api/v1/", "/openapi.json", "/healthz", "/readyz"]) expect((await rest.get(path)).status, path).toBe(200);
+    for (const path of ["/api/v1", "/api/v1/", "/openapi.json", "/healthz", "/readyz"])
+      expect((await rest.get(path)).status, path).toBe(200);
   });
 
   it("no key appears in any response", () => {

@@ -93,7 +93,9 @@ describe("GET /api/v1/conferences", () => {
   it("year descending then slug, each with relationship and paper_count (papers whose conference is its slug)", async () => {
     const body = await list("/api/v1/conferences");
     expect(body.total).toBe(4);
-    expect(body.items.map((c: { slug: string; relationship: string; paper_count: number }) => [c.slug, c.relationship, c.paper_count])).toEqual([
+    expect(
+      body.items.map((c: { slug: string; relationship: string; paper_count: number }) => [c.slug, c.relationship, c.paper_count]),
+    ).toEqual([
       ["aied-2027", "participated", 0],
       ["chi-2027", "watching", 1],
       ["edm-2025", "participated", 2],

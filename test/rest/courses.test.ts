@@ -159,7 +159,13 @@ describe("GET /api/v1/courses/{course_id}", () => {
 
   it("null fields are present; the school is its university's Chinese name", async () => {
     const { body } = await rest.get("/api/v1/courses/9");
-    expect(body.data).toMatchObject({ id: 9, school: "國立臺灣師範大學", instructor: null, start_date: null, class_memo: "Bring a laptop" });
+    expect(body.data).toMatchObject({
+      id: 9,
+      school: "國立臺灣師範大學",
+      instructor: null,
+      start_date: null,
+      class_memo: "Bring a laptop",
+    });
     expect(Object.keys(body.data)).toHaveLength(19);
   });
 
@@ -192,7 +198,14 @@ describe("GET /api/v1/course_stats", () => {
   const row = (key: string, course_count: number, instructor_count: number) => ({ key, course_count, instructor_count });
 
   it("by semester (the default): key ascending; distinct instructors; public courses only", async () => {
-    const expected = [row("110-1", 20, 1), row("111-2", 1, 1), row("112-1", 1, 1), row("112-2", 1, 1), row("113-1", 4, 2), row("113-2", 1, 1)];
+    const expected = [
+      row("110-1", 20, 1),
+      row("111-2", 1, 1),
+      row("112-1", 1, 1),
+      row("112-2", 1, 1),
+      row("113-1", 4, 2),
+      row("113-2", 1, 1),
+    ];
     expect(await stats("")).toEqual({ success: true, items: expected, total: 6 });
     expect((await stats("?group_by=semester")).items).toEqual(expected);
   });
@@ -215,7 +228,10 @@ describe("GET /api/v1/course_stats", () => {
 
   it("university filters by code (any case) or exact Chinese name, for each grouping", async () => {
     expect((await stats("?university=ntu")).items).toEqual([row("112-2", 1, 1), row("113-1", 3, 2)]);
-    expect((await stats(`?university=${encodeURIComponent("國立臺灣大學")}&group_by=year`)).items).toEqual([row("112", 1, 1), row("113", 3, 2)]);
+    expect((await stats(`?university=${encodeURIComponent("國立臺灣大學")}&group_by=year`)).items).toEqual([
+      row("112", 1, 1),
+      row("113", 3, 2),
+    ]);
     expect((await stats("?university=NTU&group_by=school")).items).toEqual([row("NTU", 4, 3)]);
     expect((await stats("?university=nthu&group_by=year")).items).toEqual([row("111", 1, 1), row("113", 1, 1)]);
   });

@@ -140,7 +140,7 @@ describe("loadOperations", () => {
   });
 
   it("a field an operation relies on, changed in its document, is caught the same way", () => {
-    const dir = withDocument("courses.graphql", "query Courses($page: Int!) { result: coursePage(page: $page, pageSize: \"20\") { page } }");
+    const dir = withDocument("courses.graphql", 'query Courses($page: Int!) { result: coursePage(page: $page, pageSize: "20") { page } }');
     expect(() => loadOperations(schema, dir)).toThrow(/^REST operation courses\.graphql no longer validates against the schema: /);
   });
 

@@ -52,7 +52,10 @@ describe("rest/openapi.json", () => {
       // Path parameters are exactly the template's names.
       const templated = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
       const declared = ((op.parameters ?? []) as Json[]).filter((p) => p.in === "path");
-      expect(declared.map((p) => p.name), path).toEqual(templated);
+      expect(
+        declared.map((p) => p.name),
+        path,
+      ).toEqual(templated);
       expect(declared.every((p) => p.required === true)).toBe(true);
     }
   });
@@ -75,7 +78,13 @@ describe("rest/openapi.json", () => {
       expect(op.security).toEqual([{ bearer: [] }]);
       const query = ((op.parameters ?? []) as Json[]).filter((p) => p.in === "query");
       expect(query).toEqual(
-        Object.entries(route.query).map(([name, rule]) => ({ name, in: "query", required: false, description: rule.description, schema: rule.schema })),
+        Object.entries(route.query).map(([name, rule]) => ({
+          name,
+          in: "query",
+          required: false,
+          description: rule.description,
+          schema: rule.schema,
+        })),
       );
       const path = ((op.parameters ?? []) as Json[]).filter((p) => p.in === "path");
       expect(path.map((p) => [p.name, p.schema.type])).toEqual(
@@ -83,15 +92,32 @@ describe("rest/openapi.json", () => {
       );
       const statuses = Object.keys(op.responses);
       const textPath = Object.values(route.pathParams).includes("string");
-      const expected = ["200", ...(query.length || textPath ? ["400"] : []), "401", ...(path.length ? ["404"] : []), "405", "429", "500", "503"];
+      const expected = [
+        "200",
+        ...(query.length || textPath ? ["400"] : []),
+        "401",
+        ...(path.length ? ["404"] : []),
+        "405",
+        "429",
+        "500",
+        "503",
+      ];
       expect(statuses, route.path).toEqual(expected);
       const envelope = resolvePointer(doc, op.responses["200"].content["application/json"].schema.$ref) as Json;
-      const keys = { object: ["success", "data"], list: ["success", "items", "total"], paged: ["success", "items", "page", "page_size", "total"] };
+      const keys = {
+        object: ["success", "data"],
+        list: ["success", "items", "total"],
+        paged: ["success", "items", "page", "page_size", "total"],
+      };
       expect(envelope.required, route.path).toEqual(keys[route.envelope]);
       expect(envelope.additionalProperties).toBe(false);
     }
     // Nothing else under /api/v1/ but the routes and the root.
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/api/v1/") && p !== "/api/v1/").sort()).toEqual(ROUTES.map((r) => r.path).sort());
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => p.startsWith("/api/v1/") && p !== "/api/v1/")
+        .sort(),
+    ).toEqual(ROUTES.map((r) => r.path).sort());
   });
 
   it("the root, health checks and this document need no key; operations do", () => {
@@ -99,7 +125,9 @@ describe("rest/openapi.json", () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
     expect(doc.security).toEqual([{ bearer: [] }]);
     const h = doc.components.headers;
-    expect(resolvePointer(doc, "#/components/responses/Unauthorized/headers/WWW-Authenticate/$ref")).toBe("#/components/headers/WWW-Authenticate");
+    expect(resolvePointer(doc, "#/components/responses/Unauthorized/headers/WWW-Authenticate/$ref")).toBe(
+      "#/components/headers/WWW-Authenticate",
+    );
     expect(Object.keys(doc.components.responses.TooManyRequests.headers)).toEqual([
       "Retry-After",
       "RateLimit-Policy",
@@ -143,13 +171,29 @@ describe("rest/openapi.json", () => {
     expect(schemas.Realtime.properties.observed_at_utc).toMatchObject({ type: ["string", "null"], format: "date-time" });
     expect(schemas.Daily.properties.date_local).toMatchObject({ type: "string", format: "date" });
     expect(schemas.Pack.properties.asset_type.enum).toEqual(["skill", "channel_template", "quiz_bank", "survey_bank", "ai_task"]);
-    expect(schemas.Pack.properties.education_level.enum).toEqual(["university", "high_school", "junior_high", "elementary", "general", null]);
+    expect(schemas.Pack.properties.education_level.enum).toEqual([
+      "university",
+      "high_school",
+      "junior_high",
+      "elementary",
+      "general",
+      null,
+    ]);
     expect(schemas.Conference.properties.relationship.enum).toEqual(["participated", "watching"]);
     expect(schemas.Snapshot.required).toEqual(["school", "realtime", "daily", "day_boundary", "data_sources"]);
     expect(schemas.History.required).toEqual(["school", "days", "day_boundary", "data_sources", "daily"]);
     expect(schemas.School.required).toEqual(["id", "code", "name_zh", "short_name", "region", "timezone"]);
     expect(schemas.Daily.required).toEqual([
-      "date_local", "date_taipei", "temp_c_avg", "temp_c_min", "temp_c_max", "rh_avg", "precip_total_mm", "pm25_avg", "pm10_avg", "aqi_avg",
+      "date_local",
+      "date_taipei",
+      "temp_c_avg",
+      "temp_c_min",
+      "temp_c_max",
+      "rh_avg",
+      "precip_total_mm",
+      "pm25_avg",
+      "pm10_avg",
+      "aqi_avg",
     ]);
     expect(schemas.DataSource.required).toEqual(["id", "name", "kind", "station_ids"]);
     expect(Object.keys(schemas.PackDetail.properties)).toEqual([...Object.keys(schemas.Pack.properties), "readme_md", "versions"]);
@@ -171,8 +215,16 @@ describe("rest/openapi.json", () => {
     expect(valid("PackVersion", { version: "1.0.0", published_at: "2026-01-01T00:00:00Z", changelog: null })).toBe(true);
     expect(valid("PackVersion", { version: "1.0.0", published_at: "yesterday", changelog: null })).toBe(false);
     const daily = {
-      date_local: "2026-11-20", date_taipei: "2026-11-20", temp_c_avg: 20.5, temp_c_min: null, temp_c_max: null, rh_avg: null,
-      precip_total_mm: 0, pm25_avg: null, pm10_avg: null, aqi_avg: 48,
+      date_local: "2026-11-20",
+      date_taipei: "2026-11-20",
+      temp_c_avg: 20.5,
+      temp_c_min: null,
+      temp_c_max: null,
+      rh_avg: null,
+      precip_total_mm: 0,
+      pm25_avg: null,
+      pm10_avg: null,
+      aqi_avg: 48,
     };
     const school = { id: 1, code: "NTU", name_zh: "國立臺灣大學", short_name: "臺大", region: "Taipei", timezone: "Asia/Taipei" };
     const snapshot = {
@@ -187,7 +239,9 @@ describe("rest/openapi.json", () => {
     expect(valid("Snapshot", { ...snapshot, realtime: { ...snapshot.realtime, aqi_status: "Fine" } })).toBe(false);
     expect(valid("Daily", { ...daily, date_local: "2026-11-20T00:00:00Z" })).toBe(false);
     expect(valid("History", { school, days: 30, day_boundary: "school local timezone", data_sources: [], daily: [daily] })).toBe(true);
-    expect(valid("History", { school, days: 30, day_boundary: "school local timezone", data_sources: [], daily: [{ ...daily, extra: 1 }] })).toBe(false);
+    expect(
+      valid("History", { school, days: 30, day_boundary: "school local timezone", data_sources: [], daily: [{ ...daily, extra: 1 }] }),
+    ).toBe(false);
   });
 
   it("a route with no response schema stops the build with a clear error", () => {

@@ -85,7 +85,14 @@ describe("root", () => {
 
 describe("routing and methods", () => {
   it("a path under /api/v1/ that is not an operation is 404", async () => {
-    for (const path of ["/api/v1/nope", "/api/v1/courses/", "/api/v1/courses/1/extra", "/api/v1//courses", "/api/v1/hub", "/api/v1/hub/packs/"]) {
+    for (const path of [
+      "/api/v1/nope",
+      "/api/v1/courses/",
+      "/api/v1/courses/1/extra",
+      "/api/v1//courses",
+      "/api/v1/hub",
+      "/api/v1/hub/packs/",
+    ]) {
       const response = await rest.get(path);
       expect(response.status, path).toBe(404);
       expect(response.body, path).toEqual(failure(`no such path: ${path}`));
@@ -188,7 +195,10 @@ describe("parameters of every route (from the rules of ROUTES)", () => {
       ["/api/v1/course_stats?group_by=month", "group_by must be one of semester, year, school"],
       ["/api/v1/hub/packs?sort=popular", "sort must be one of recent, stars, installs"],
       ["/api/v1/hub/packs?asset_type=video", "asset_type must be one of skill, channel_template, quiz_bank, survey_bank, ai_task"],
-      ["/api/v1/hub/packs?education_level=college", "education_level must be one of university, high_school, junior_high, elementary, general"],
+      [
+        "/api/v1/hub/packs?education_level=college",
+        "education_level must be one of university, high_school, junior_high, elementary, general",
+      ],
     ];
     for (const [url, message] of cases) {
       const response = await rest.get(url);
@@ -223,7 +233,9 @@ describe("parameters of every route (from the rules of ROUTES)", () => {
     const badFirst = await rest.get("/api/v1/courses?page_size=abc&page_size=5");
     expect(badFirst.status).toBe(400);
     for (const route of ROUTES) {
-      expect((await rest.get(`${sampleUrl(route.path)}?zzz=1&page=abc`)).status, route.path).toBe(Object.keys(route.query).includes("page") ? 400 : 200);
+      expect((await rest.get(`${sampleUrl(route.path)}?zzz=1&page=abc`)).status, route.path).toBe(
+        Object.keys(route.query).includes("page") ? 400 : 200,
+      );
     }
   });
 

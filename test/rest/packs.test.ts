@@ -17,8 +17,18 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const PACK_FIELDS = [
-  "id", "name", "summary", "asset_type", "latest_version", "subject", "education_level", "bloom_levels", "difficulty",
-  "star_count", "install_count", "owner_name",
+  "id",
+  "name",
+  "summary",
+  "asset_type",
+  "latest_version",
+  "subject",
+  "education_level",
+  "bloom_levels",
+  "difficulty",
+  "star_count",
+  "install_count",
+  "owner_name",
 ];
 const packs = async (query: string) => {
   const response = await rest.get(`/api/v1/hub/packs${query}`);
@@ -50,7 +60,12 @@ describe("GET /api/v1/hub/packs", () => {
       install_count: 7,
       owner_name: "林老師",
     });
-    expect(body.items.find((p) => p.id === "pk_a")).toMatchObject({ subject: null, education_level: null, bloom_levels: [], owner_name: null });
+    expect(body.items.find((p) => p.id === "pk_a")).toMatchObject({
+      subject: null,
+      education_level: null,
+      bloom_levels: [],
+      owner_name: null,
+    });
   });
 
   it("sort=recent (default): the latest passed version's published_at descending, none last, ties by id", async () => {

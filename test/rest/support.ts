@@ -70,7 +70,18 @@ export class OpenApiChecker {
     this.ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
     formats.default(this.ajv);
     // The document's own (non-schema) keywords, so that strict mode accepts it as the root of the $refs.
-    this.ajv.addVocabulary(["openapi", "jsonSchemaDialect", "info", "servers", "tags", "security", "paths", "webhooks", "components", "externalDocs"]);
+    this.ajv.addVocabulary([
+      "openapi",
+      "jsonSchemaDialect",
+      "info",
+      "servers",
+      "tags",
+      "security",
+      "paths",
+      "webhooks",
+      "components",
+      "externalDocs",
+    ]);
     this.ajv.addSchema(this.doc, DOCUMENT_ID);
     this.templates = Object.keys(this.doc.paths)
       .map((template) => ({
@@ -100,7 +111,9 @@ export class OpenApiChecker {
   assertSchema(ref: string, value: unknown, what: string): void {
     const validate = this.validator(ref);
     if (!validate(value)) {
-      throw new Error(`${what} does not match ${ref}: ${this.ajv.errorsText(validate.errors, { separator: "; " })}\n${JSON.stringify(value)}`);
+      throw new Error(
+        `${what} does not match ${ref}: ${this.ajv.errorsText(validate.errors, { separator: "; " })}\n${JSON.stringify(value)}`,
+      );
     }
   }
 

@@ -37,25 +37,26 @@ export interface TestServers {
 /** Starts what the environment does not name; prints where each server is. */
 export async function startTestServers(env: NodeJS.ProcessEnv = process.env): Promise<TestServers> {
   const started: PrivateServer[] = [];
+  const remember = <S extends PrivateServer>(server: S): S => {
+    started.push(server);
+    return server;
+  };
   const teardown = async () => {
     await Promise.all(started.map((server) => server.destroy()));
   };
   try {
     const redisProgram = env.TEST_REDIS_URL ? undefined : findRedisServer();
     const [postgres, redis] = await Promise.all([
-      env.TEST_DATABASE_URL ? undefined : startPostgres().then((s) => (started.push(s), s)),
-      redisProgram ? startRedis(redisProgram).then((s) => (started.push(s), s)) : undefined,
+      env.TEST_DATABASE_URL ? undefined : startPostgres().then(remember),
+      redisProgram ? startRedis(redisProgram).then(remember) : undefined,
     ]);
     const postgresUrl = env.TEST_DATABASE_URL ?? postgres!.url;
     const redisUrl = env.TEST_REDIS_URL ?? redis?.url ?? null;
     const redisMissing = redisUrl ? null : "redis-server is not installed and TEST_REDIS_URL is not set";
 
-    const where = (url: string | null, own: PrivateServer | undefined) =>
-      own ? `private, ${url}` : url ? `given, ${url}` : "none";
+    const where = (url: string | null, own: PrivateServer | undefined) => (own ? `private, ${url}` : url ? `given, ${url}` : "none");
     const source = postgres ? ` from the ${postgres.binaries.source} binaries` : "";
-    process.stdout.write(
-      `test servers: PostgreSQL ${where(postgresUrl, postgres)}${source}; Redis ${where(redisUrl, redis)}\n`,
-    );
+    process.stdout.write(`test servers: PostgreSQL ${where(postgresUrl, postgres)}${source}; Redis ${where(redisUrl, redis)}\n`);
     if (redisMissing) process.stdout.write(`test servers: the Redis tests are skipped: ${redisMissing}\n`);
     return { provided: { postgresUrl, redisUrl, redisMissing }, started, teardown };
   } catch (error) {

@@ -33,8 +33,14 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), ms);
     promise.then(
-      () => (clearTimeout(timer), resolve(true)),
-      () => (clearTimeout(timer), resolve(true)),
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
     );
   });
 }
@@ -410,14 +416,22 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Priv
         dir,
         command: binaries.postgres,
         args: [
-          "-D", data,
-          "-p", String(port),
-          "-c", "listen_addresses=127.0.0.1",
-          "-c", `unix_socket_directories=${dir}`,
-          "-c", "TimeZone=UTC",
-          "-c", "fsync=off",
-          "-c", "synchronous_commit=off",
-          "-c", "full_page_writes=off",
+          "-D",
+          data,
+          "-p",
+          String(port),
+          "-c",
+          "listen_addresses=127.0.0.1",
+          "-c",
+          `unix_socket_directories=${dir}`,
+          "-c",
+          "TimeZone=UTC",
+          "-c",
+          "fsync=off",
+          "-c",
+          "synchronous_commit=off",
+          "-c",
+          "full_page_writes=off",
         ],
         user,
         stopSignal: "SIGINT", // fast shutdown

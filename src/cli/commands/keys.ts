@@ -37,9 +37,8 @@ function describe(k: KeyRecord): string {
 }
 
 const keysCli: Command = async (args, io, withDatabase) => {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parse = () =>
+    parseArgs({
       args,
       allowPositionals: true,
       options: {
@@ -50,6 +49,9 @@ const keysCli: Command = async (args, io, withDatabase) => {
         json: { type: "boolean", default: false },
       },
     });
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse();
   } catch (error) {
     io.err(`keys: ${(error as Error).message}\n${USAGE}\n`);
     return 2;

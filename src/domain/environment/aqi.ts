@@ -1,17 +1,11 @@
-import { roundHalfAwayFromZero, truncateDecimals } from './rounding.js';
+import { roundHalfAwayFromZero, truncateDecimals } from "./rounding.js";
 
 /** The AQI standards in use: US EPA (revision of May 2024) and Taiwan MOENV (revision of 2025). */
-export type AqiStandard = 'EPA' | 'MOENV';
+export type AqiStandard = "EPA" | "MOENV";
 /** Pollutants with breakpoint tables here (24-hour / real-time particulate means, µg/m³). */
-export type AqiPollutant = 'pm25' | 'pm10';
+export type AqiPollutant = "pm25" | "pm10";
 /** The six AQI category names, in English, shared by both standards. */
-export type AqiCategory =
-  | 'Good'
-  | 'Moderate'
-  | 'Unhealthy for Sensitive Groups'
-  | 'Unhealthy'
-  | 'Very Unhealthy'
-  | 'Hazardous';
+export type AqiCategory = "Good" | "Moderate" | "Unhealthy for Sensitive Groups" | "Unhealthy" | "Very Unhealthy" | "Hazardous";
 
 /** One row of a breakpoint table: concentrations [cLo, cHi] map linearly onto indices [iLo, iHi]. */
 export interface AqiBand {
@@ -31,16 +25,42 @@ const bands = (rows: ReadonlyArray<readonly [number, number, number, number]>): 
  */
 export const AQI_BREAKPOINTS: Readonly<Record<AqiStandard, Readonly<Record<AqiPollutant, readonly AqiBand[]>>>> = {
   EPA: {
-    pm25: bands([[0, 9.0, 0, 50], [9.1, 35.4, 51, 100], [35.5, 55.4, 101, 150], [55.5, 125.4, 151, 200],
-      [125.5, 225.4, 201, 300], [225.5, 325.4, 301, 500]]),
-    pm10: bands([[0, 54, 0, 50], [55, 154, 51, 100], [155, 254, 101, 150], [255, 354, 151, 200],
-      [355, 424, 201, 300], [425, 604, 301, 500]]),
+    pm25: bands([
+      [0, 9.0, 0, 50],
+      [9.1, 35.4, 51, 100],
+      [35.5, 55.4, 101, 150],
+      [55.5, 125.4, 151, 200],
+      [125.5, 225.4, 201, 300],
+      [225.5, 325.4, 301, 500],
+    ]),
+    pm10: bands([
+      [0, 54, 0, 50],
+      [55, 154, 51, 100],
+      [155, 254, 101, 150],
+      [255, 354, 151, 200],
+      [355, 424, 201, 300],
+      [425, 604, 301, 500],
+    ]),
   },
   MOENV: {
-    pm25: bands([[0, 12.4, 0, 50], [12.5, 30.4, 51, 100], [30.5, 50.4, 101, 150], [50.5, 125.4, 151, 200],
-      [125.5, 225.4, 201, 300], [225.5, 325.4, 301, 400], [325.5, 500.4, 401, 500]]),
-    pm10: bands([[0, 30, 0, 50], [31, 75, 51, 100], [76, 190, 101, 150], [191, 354, 151, 200],
-      [355, 424, 201, 300], [425, 504, 301, 400], [505, 604, 401, 500]]),
+    pm25: bands([
+      [0, 12.4, 0, 50],
+      [12.5, 30.4, 51, 100],
+      [30.5, 50.4, 101, 150],
+      [50.5, 125.4, 151, 200],
+      [125.5, 225.4, 201, 300],
+      [225.5, 325.4, 301, 400],
+      [325.5, 500.4, 401, 500],
+    ]),
+    pm10: bands([
+      [0, 30, 0, 50],
+      [31, 75, 51, 100],
+      [76, 190, 101, 150],
+      [191, 354, 151, 200],
+      [355, 424, 201, 300],
+      [425, 504, 301, 400],
+      [505, 604, 401, 500],
+    ]),
   },
 };
 
@@ -58,15 +78,11 @@ const DECIMALS: Record<AqiPollutant, number> = { pm25: 1, pm10: 0 };
  * - Negative (including -Infinity), NaN, null or undefined concentrations give null;
  *   +Infinity is beyond the table and gives 500.
  */
-export function subIndex(
-  standard: AqiStandard,
-  pollutant: AqiPollutant,
-  concentration: number | null | undefined,
-): number | null {
+export function subIndex(standard: AqiStandard, pollutant: AqiPollutant, concentration: number | null | undefined): number | null {
   if (concentration == null || Number.isNaN(concentration) || concentration < 0) return null;
   const table = AQI_BREAKPOINTS[standard][pollutant];
   const digits = DECIMALS[pollutant];
-  const c = standard === 'EPA' ? truncateDecimals(concentration, digits) : roundHalfAwayFromZero(concentration, digits);
+  const c = standard === "EPA" ? truncateDecimals(concentration, digits) : roundHalfAwayFromZero(concentration, digits);
   const band = table.find((b) => c <= b.cHi);
   if (band === undefined) return 500;
   return roundHalfAwayFromZero(((band.iHi - band.iLo) / (band.cHi - band.cLo)) * (c - band.cLo) + band.iLo, 0);
@@ -80,19 +96,17 @@ export interface PmConcentrations {
 
 /** Overall AQI: the highest available sub-index, or null when neither pollutant has one. */
 export function aqiFromConcentrations(standard: AqiStandard, c: PmConcentrations): number | null {
-  const indices = [subIndex(standard, 'pm25', c.pm25), subIndex(standard, 'pm10', c.pm10)].filter(
-    (i): i is number => i !== null,
-  );
+  const indices = [subIndex(standard, "pm25", c.pm25), subIndex(standard, "pm10", c.pm10)].filter((i): i is number => i !== null);
   return indices.length === 0 ? null : Math.max(...indices);
 }
 
 /** Upper AQI bound (inclusive) of each category; identical for EPA and MOENV. */
 const CATEGORY_TOPS: ReadonlyArray<readonly [number, AqiCategory]> = [
-  [50, 'Good'],
-  [100, 'Moderate'],
-  [150, 'Unhealthy for Sensitive Groups'],
-  [200, 'Unhealthy'],
-  [300, 'Very Unhealthy'],
+  [50, "Good"],
+  [100, "Moderate"],
+  [150, "Unhealthy for Sensitive Groups"],
+  [200, "Unhealthy"],
+  [300, "Very Unhealthy"],
 ];
 
 /**
@@ -105,7 +119,7 @@ export function aqiCategory(standard: AqiStandard, aqi: number | null | undefine
   void standard; // the bands coincide today; the parameter keeps call sites explicit
   if (aqi == null || Number.isNaN(aqi) || aqi < 0) return null;
   const rounded = roundHalfAwayFromZero(aqi, 0);
-  return CATEGORY_TOPS.find(([top]) => rounded <= top)?.[1] ?? 'Hazardous';
+  return CATEGORY_TOPS.find(([top]) => rounded <= top)?.[1] ?? "Hazardous";
 }
 
 /**
@@ -113,15 +127,15 @@ export function aqiCategory(standard: AqiStandard, aqi: number | null | undefine
  * TW → MOENV, US → EPA. Any other country gives null (no standard, so no category)
  * rather than throwing, so one odd school cannot fail a whole list.
  */
-export function standardForCountry(country: 'TW'): 'MOENV';
-export function standardForCountry(country: 'US'): 'EPA';
+export function standardForCountry(country: "TW"): "MOENV";
+export function standardForCountry(country: "US"): "EPA";
 export function standardForCountry(country: string | null | undefined): AqiStandard | null;
 export function standardForCountry(country: string | null | undefined): AqiStandard | null {
   switch (country?.trim().toUpperCase()) {
-    case 'TW':
-      return 'MOENV';
-    case 'US':
-      return 'EPA';
+    case "TW":
+      return "MOENV";
+    case "US":
+      return "EPA";
     default:
       return null;
   }

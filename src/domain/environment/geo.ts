@@ -19,8 +19,7 @@ export function haversineMeters(a: LatLon, b: LatLon): number {
   const phi2 = toRad(b.latitude);
   const dPhi = phi2 - phi1;
   const dLambda = toRad(b.longitude - a.longitude);
-  const h =
-    Math.sin(dPhi / 2) ** 2 + Math.cos(phi1) * Math.cos(phi2) * Math.sin(dLambda / 2) ** 2;
+  const h = Math.sin(dPhi / 2) ** 2 + Math.cos(phi1) * Math.cos(phi2) * Math.sin(dLambda / 2) ** 2;
   // Clamp: rounding can push h a hair above 1 for antipodal points.
   const hc = Math.min(1, Math.max(0, h));
   return 2 * EARTH_RADIUS_M * Math.atan2(Math.sqrt(hc), Math.sqrt(1 - hc));

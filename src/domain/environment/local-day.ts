@@ -11,17 +11,17 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(timeZone: string): Intl.DateTimeFormat {
   let f = formatters.get(timeZone);
   if (f === undefined) {
-    f = new Intl.DateTimeFormat('en-US', {
+    f = new Intl.DateTimeFormat("en-US", {
       timeZone,
-      calendar: 'gregory',
-      numberingSystem: 'latn',
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
+      calendar: "gregory",
+      numberingSystem: "latn",
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
     });
     formatters.set(timeZone, f);
   }
@@ -32,7 +32,7 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
 function wallClockMs(ms: number, timeZone: string): number {
   const p: Record<string, number> = {};
   for (const part of formatter(timeZone).formatToParts(ms)) {
-    if (part.type !== 'literal') p[part.type] = Number(part.value);
+    if (part.type !== "literal") p[part.type] = Number(part.value);
   }
   return Date.UTC(p.year ?? NaN, (p.month ?? NaN) - 1, p.day ?? NaN, p.hour ?? NaN, p.minute ?? NaN, p.second ?? NaN);
 }
@@ -45,7 +45,7 @@ function offsetMs(ms: number, timeZone: string): number {
 
 function checkInstant(d: Date): number {
   const ms = d.getTime();
-  if (Number.isNaN(ms)) throw new RangeError('invalid Date');
+  if (Number.isNaN(ms)) throw new RangeError("invalid Date");
   return ms;
 }
 

@@ -1,8 +1,8 @@
-import { aqiCategory, standardForCountry, type AqiCategory } from './aqi.js';
-import { idw } from './idw.js';
-import { round1, roundInt } from './rounding.js';
-import type { SourceId, StationRef } from './sources.js';
-import { StationSet } from './station-set.js';
+import { aqiCategory, standardForCountry, type AqiCategory } from "./aqi.js";
+import { idw } from "./idw.js";
+import { round1, roundInt } from "./rounding.js";
+import type { SourceId, StationRef } from "./sources.js";
+import { StationSet } from "./station-set.js";
 
 /** A station's most recent non-null reading of one metric, and when it was observed. */
 export interface Reading {
@@ -56,7 +56,7 @@ export function schoolRealtime(stations: readonly StationLatest[], opts: Realtim
   const cutoff = opts.now === undefined ? -Infinity : opts.now.getTime() - REALTIME_WINDOW_MS;
   const fresh = (r: Reading | null): Reading | null => (r !== null && r.observedAt.getTime() >= cutoff ? r : null);
 
-  const weigh = (metric: 'aqi' | 'pm25') =>
+  const weigh = (metric: "aqi" | "pm25") =>
     idw(
       stations.map((s) => ({
         stationId: s.stationId,
@@ -66,8 +66,8 @@ export function schoolRealtime(stations: readonly StationLatest[], opts: Realtim
         reading: s[metric],
       })),
     );
-  const aqi = weigh('aqi');
-  const pm25 = weigh('pm25');
+  const aqi = weigh("aqi");
+  const pm25 = weigh("pm25");
 
   const used = [...aqi.used, ...pm25.used];
   const newest = Math.max(...used.map((u) => (u.sample.reading as Reading).observedAt.getTime()));

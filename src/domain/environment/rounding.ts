@@ -14,7 +14,7 @@
 
 /** Moves the decimal point of |x| by `shift` places, exactly, via its 15-digit decimal text. */
 function shiftDecimal(abs: number, shift: number): number {
-  const [mantissa, exponent = '0'] = abs.toPrecision(15).split('e');
+  const [mantissa, exponent = "0"] = abs.toPrecision(15).split("e");
   return Number(`${mantissa}e${Number(exponent) + shift}`);
 }
 

@@ -1,7 +1,7 @@
 /** Identifiers of the public observation networks the gateway draws on. */
-export type SourceId = 'cwa' | 'moenv' | 'nws' | 'airnow';
+export type SourceId = "cwa" | "moenv" | "nws" | "airnow";
 /** What a station measures: weather (temperature, humidity, rain) or air quality. */
-export type StationKind = 'weather' | 'air';
+export type StationKind = "weather" | "air";
 
 /** A catalogue entry for one source. */
 export interface SourceInfo {
@@ -9,20 +9,20 @@ export interface SourceInfo {
   readonly name: string;
   readonly kind: StationKind;
   /** ISO 3166-1 alpha-2 country the network covers. */
-  readonly country: 'TW' | 'US';
+  readonly country: "TW" | "US";
 }
 
 /** The four sources, by id, with their official English names. */
 export const SOURCES: Readonly<Record<SourceId, SourceInfo>> = {
-  cwa: { id: 'cwa', name: 'Central Weather Administration (Taiwan)', kind: 'weather', country: 'TW' },
-  moenv: { id: 'moenv', name: 'Ministry of Environment (Taiwan)', kind: 'air', country: 'TW' },
-  nws: { id: 'nws', name: 'National Weather Service (United States)', kind: 'weather', country: 'US' },
-  airnow: { id: 'airnow', name: 'AirNow (U.S. Environmental Protection Agency)', kind: 'air', country: 'US' },
+  cwa: { id: "cwa", name: "Central Weather Administration (Taiwan)", kind: "weather", country: "TW" },
+  moenv: { id: "moenv", name: "Ministry of Environment (Taiwan)", kind: "air", country: "TW" },
+  nws: { id: "nws", name: "National Weather Service (United States)", kind: "weather", country: "US" },
+  airnow: { id: "airnow", name: "AirNow (U.S. Environmental Protection Agency)", kind: "air", country: "US" },
 };
 
 /** Narrows a string (say, from the database) to a known {@link SourceId}. */
 export function isSourceId(id: string): id is SourceId {
-  return Object.prototype.hasOwnProperty.call(SOURCES, id);
+  return Object.hasOwn(SOURCES, id);
 }
 
 /** A station identified within its source (ids are only unique per source). */
@@ -52,7 +52,10 @@ export function dataSources(used: Iterable<StationRef>): DataSource[] {
   for (const { source, stationId } of used) {
     if (!isSourceId(source)) throw new RangeError(`unknown source ${JSON.stringify(source)}`);
     let set = ids.get(source);
-    if (set === undefined) ids.set(source, (set = new Set()));
+    if (set === undefined) {
+      set = new Set();
+      ids.set(source, set);
+    }
     set.add(stationId);
   }
   return [...ids.keys()].sort(byCodeUnits).map((id) => ({

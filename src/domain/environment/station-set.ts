@@ -1,4 +1,4 @@
-import type { StationRef } from './sources.js';
+import type { StationRef } from "./sources.js";
 
 /** Collects distinct stations (by source and id) in a stable order: by source, then station id. */
 export class StationSet {

@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { round1, roundHalfAwayFromZero, roundInt, truncateDecimals } from '../../../src/domain/environment/index.js';
+import { describe, expect, it } from "vitest";
+import { round1, roundHalfAwayFromZero, roundInt, truncateDecimals } from "../../../src/domain/environment/index.js";
 
-describe('round1', () => {
-  it('rounds halves away from zero despite binary fractions', () => {
+describe("round1", () => {
+  it("rounds halves away from zero despite binary fractions", () => {
     expect(round1(0.05)).toBe(0.1);
     expect(round1(-0.05)).toBe(-0.1);
     expect(round1(0.15)).toBe(0.2); // stored as 0.1499999999999999944…
@@ -16,20 +16,20 @@ describe('round1', () => {
     expect(round1(1e-7)).toBe(0);
   });
 
-  it('never returns negative zero', () => {
+  it("never returns negative zero", () => {
     expect(Object.is(round1(-0.04), 0)).toBe(true);
     expect(Object.is(round1(-0), 0)).toBe(true);
   });
 
-  it('passes null, undefined and NaN through', () => {
+  it("passes null, undefined and NaN through", () => {
     expect(round1(null)).toBeNull();
     expect(round1(undefined)).toBeNull();
     expect(round1(Number.NaN)).toBeNaN();
   });
 });
 
-describe('roundInt', () => {
-  it('rounds halves away from zero', () => {
+describe("roundInt", () => {
+  it("rounds halves away from zero", () => {
     expect(roundInt(0.5)).toBe(1);
     expect(roundInt(-0.5)).toBe(-1);
     expect(roundInt(2.5)).toBe(3);
@@ -41,15 +41,15 @@ describe('roundInt', () => {
   });
 });
 
-describe('roundHalfAwayFromZero and truncateDecimals', () => {
-  it('handle the classic two-decimal traps', () => {
+describe("roundHalfAwayFromZero and truncateDecimals", () => {
+  it("handle the classic two-decimal traps", () => {
     expect(roundHalfAwayFromZero(2.675, 2)).toBe(2.68);
     expect(roundHalfAwayFromZero(1.005, 2)).toBe(1.01);
     expect(roundHalfAwayFromZero(-1.005, 2)).toBe(-1.01);
     expect(roundHalfAwayFromZero(1e21, 1)).toBe(1e21);
   });
 
-  it('truncate toward zero without float artefacts', () => {
+  it("truncate toward zero without float artefacts", () => {
     expect(truncateDecimals(9.1, 1)).toBe(9.1);
     expect(truncateDecimals(0.3, 1)).toBe(0.3);
     expect(truncateDecimals(35.49, 1)).toBe(35.4);
@@ -57,7 +57,7 @@ describe('roundHalfAwayFromZero and truncateDecimals', () => {
     expect(truncateDecimals(-1.25, 1)).toBe(-1.2);
   });
 
-  it('reject bad decimal counts', () => {
+  it("reject bad decimal counts", () => {
     expect(() => roundHalfAwayFromZero(1, -1)).toThrow(RangeError);
     expect(() => truncateDecimals(1, 0.5)).toThrow(RangeError);
   });

@@ -1,34 +1,18 @@
 /** `npm run db:migrate` as a process, on an embedded DATA_DIR and on PostgreSQL. */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pendingMigrations, readMigrations } from "../../src/db/migrate.js";
+import { cli } from "../support/cli.js";
 import { freshPostgres } from "../support/databases.js";
 
-const ROOT = join(import.meta.dirname, "..", "..");
 const APPLIED = readMigrations()
   .map((m) => `applied ${m.name}\n`)
   .join("");
 
-function migrateCli(vars: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...vars };
-  for (const [k, v] of Object.entries(vars)) if (v === undefined) delete env[k];
-  return new Promise((resolve, reject) => {
-    const child = spawn(join(ROOT, "node_modules", ".bin", "tsx"), ["src/cli/migrate.ts"], {
-      cwd: ROOT,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** Runs db:migrate with `vars` (DATA_DIR, DATABASE_URL) in its environment. */
+const migrateCli = (vars: Record<string, string | undefined>) => cli(vars.DATA_DIR ?? "./data", "migrate", [], { env: vars });
 
 let tmp: string;
 beforeAll(() => {

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli } from "../support/cli.js";
 import { openDatabase } from "../../src/db/driver.js";
 import { readMigrations } from "../../src/db/migrate.js";
 import { CANARY_COUNTS, canary, counts } from "./helpers.js";
@@ -37,18 +38,7 @@ const env = (dir: string) => {
 };
 
 /** Runs the import command; `stdin` is written to its standard input. */
-function runImport(args: string[], stdin?: string, dir = dataDir): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ["src/cli/import.ts", ...args], { cwd: ROOT, env: env(dir) });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin ?? "");
-  });
-}
+const runImport = (args: string[], stdin?: string, dir = dataDir) => cli(dir, "import", args, { input: stdin ?? "" });
 
 async function dataCounts() {
   const db = await openDatabase({ dataDir });

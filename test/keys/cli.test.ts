@@ -4,21 +4,11 @@
  * the exit codes and messages of mistakes. Spawns are slow; they are few,
  * and the ones that never open the database run beside the others.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-const ROOT = join(import.meta.dirname, "..", "..");
-const TSX = join(ROOT, "node_modules", ".bin", "tsx");
-const SPAWN_TIMEOUT = 60_000;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { type CliRun, cli } from "../support/cli.js";
 
 let tmp: string;
 beforeAll(() => {
@@ -28,29 +18,7 @@ afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-function keys(args: string[]): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: join(tmp, "data") };
-  delete env.DATABASE_URL;
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ["src/cli/keys.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`keys ${args.join(" ")} did not finish in ${SPAWN_TIMEOUT} ms`));
-    }, SPAWN_TIMEOUT);
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const keys = (args: string[]) => cli(join(tmp, "data"), "keys", args, { timeoutMs: 60_000 });
 
 const lines = (text: string) => text.split("\n").filter((l) => l.trim() !== "");
 /** The list line of key `id`. */
@@ -95,7 +63,7 @@ describe("npm run keys", () => {
     expect(human.stdout).toMatch(/shown this once/);
 
     const secrets = [first.key, first.key.slice(13), second!, second!.slice(13)];
-    const noSecret = (run: Run) => {
+    const noSecret = (run: CliRun) => {
       for (const secret of secrets) {
         expect(run.stdout).not.toContain(secret);
         expect(run.stderr).not.toContain(secret);

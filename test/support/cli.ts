@@ -20,11 +20,17 @@ export interface CliOptions {
   /** Called with the process once it is started (to kill it, for instance). */
   started?: (child: ChildProcess) => void;
   timeoutMs?: number;
+  /** More environment variables; `undefined` removes one (DATABASE_URL is removed unless given). */
+  env?: Record<string, string | undefined>;
 }
 
 export function cli(dataDir: string, script: string, args: string[], options: CliOptions = {}): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
   delete env.DATABASE_URL;
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
   const timeoutMs = options.timeoutMs ?? 90_000;
   return new Promise((resolve, reject) => {
     // Its own process group, so that a test can kill tsx and its node together (kill(-pid)).

@@ -7,10 +7,10 @@
 import { type DocumentNode, execute, type GraphQLSchema } from "graphql";
 import type { Context } from "../src/context.js";
 import { isUnavailable, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE, withDeadline } from "../src/db/availability.js";
-import { textProblem } from "../src/input-limits.js";
+import { INT32_MAX, textProblem } from "../src/input-limits.js";
 import { type Body, envelope, failure } from "./envelope.js";
 import { loadOperations } from "./operations.js";
-import { readParams } from "./params.js";
+import { type RawArgs, readParams } from "./params.js";
 import { ROUTES, type Route } from "./routes.js";
 import { asOneRequest } from "../src/db/client.js";
 
@@ -84,44 +84,44 @@ export class RestApi {
     return undefined;
   }
 
-  /** Answers an HTTP request matched to a route: its path segments are still percent-encoded. */
+  /**
+   * Answers an HTTP request matched to a route: its path segments are still
+   * percent-encoded; of repeated query parameters the first counts.
+   */
   async call(match: RouteMatch, query: URLSearchParams, context: Context, onError?: (error: unknown) => void): Promise<Answer> {
-    const path: Record<string, string> = {};
+    const args: Record<string, string | undefined> = {};
+    for (const name of Object.keys(match.route.query)) args[name] = query.get(name) ?? undefined;
     for (const [name, encoded] of Object.entries(match.segments)) {
       try {
-        path[name] = decodeURIComponent(encoded);
+        args[name] = decodeURIComponent(encoded);
       } catch {
         return { status: 404, body: failure(`${name} not found`) };
       }
     }
-    return this.answer(match.route, path, query, context, onError);
+    return this.answer(match.route, args, context, onError);
   }
 
   /**
-   * Answers one call given its path values (decoded) and query string: 400 for
+   * Answers one call given its arguments by REST name (path values decoded):
+   * 400 for
    * a bad parameter, 404 for a missing resource, 503 when the database cannot
    * answer in time, 500 (`internal error`) for anything else; the cause of a
    * 503 or 500 is passed to `onError`. MCP tools call this directly.
    */
-  async answer(
-    route: Route,
-    path: Record<string, string>,
-    query: URLSearchParams,
-    context: Context,
-    onError?: (error: unknown) => void,
-  ): Promise<Answer> {
-    const params = readParams(route.query, query);
+  async answer(route: Route, args: RawArgs, context: Context, onError?: (error: unknown) => void): Promise<Answer> {
+    const params = readParams(route.query, args);
     if (!params.ok) return { status: 400, body: failure(params.message) };
     const values: Record<string, unknown> = { ...params.value };
     for (const name of Object.keys(route.pathParams)) {
-      const raw = path[name] ?? "";
+      const raw = args[name] ?? "";
       if (route.pathParams[name] === "integer") {
-        if (!/^\d{1,10}$/.test(raw) || Number(raw) > 2_147_483_647) return { status: 404, body: failure(`${name} ${raw} not found`) };
-        values[name] = Number(raw);
+        const id = typeof raw === "number" ? raw : /^\d{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
+        if (!Number.isInteger(id) || id < 0 || id > INT32_MAX) return { status: 404, body: failure(`${name} ${raw} not found`) };
+        values[name] = id;
       } else {
-        const problem = textProblem(raw);
+        const problem = textProblem(String(raw));
         if (problem) return { status: 400, body: failure(`${name} ${problem}`) };
-        values[name] = raw;
+        values[name] = String(raw);
       }
     }
     try {

@@ -2,7 +2,7 @@
 
 export type Body = Record<string, unknown>;
 
-export const failure = (error: string): Body => ({ success: false, error });
+export { failure } from "../src/refusal.js";
 
 /**
  * Wraps an operation's `result` in the route's envelope; null when the

@@ -12,7 +12,9 @@
  * the REST tests matches it.
  */
 import { UNAVAILABLE_MESSAGE } from "../src/db/availability.js";
-import { MAX_TEXT_LENGTH } from "../src/input-limits.js";
+import { DAY_BOUNDARY } from "../src/domain/environment/index.js";
+import { AssetType, ConferenceRelationship, EducationLevel, StationKind, StationSource } from "../src/generated/prisma/enums.js";
+import { INT32_MAX, MAX_TEXT_LENGTH } from "../src/input-limits.js";
 import { type Route, ROUTES } from "./routes.js";
 
 export { OPENAPI_FILE } from "./plugin.js";
@@ -35,16 +37,14 @@ function object(description: string, properties: Record<string, Json>): Json {
   return { type: "object", description, additionalProperties: false, required: Object.keys(properties), properties };
 }
 
-const ASSET_TYPES = ["skill", "channel_template", "quiz_bank", "survey_bank", "ai_task"] as const;
-const EDUCATION_LEVELS = ["university", "high_school", "junior_high", "elementary", "general"] as const;
-const RELATIONSHIPS = ["participated", "watching"] as const;
+const ASSET_TYPES = Object.values(AssetType);
+const EDUCATION_LEVELS = Object.values(EducationLevel);
+const RELATIONSHIPS = Object.values(ConferenceRelationship);
 const AQI_STATUSES = ["Good", "Moderate", "Unhealthy for Sensitive Groups", "Unhealthy", "Very Unhealthy", "Hazardous"] as const;
-const SOURCE_IDS = ["cwa", "moenv", "nws", "airnow"] as const;
-const STATION_KINDS = ["weather", "air"] as const;
-const DAY_BOUNDARY = "school local timezone";
+const SOURCE_IDS = Object.values(StationSource);
+const STATION_KINDS = Object.values(StationKind);
 const SEMESTER_PATTERN = "^\\d{3}-[1-9]$";
 const SEMVER_PATTERN = "^\\d+\\.\\d+\\.\\d+(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$";
-const INT_MAX = 2_147_483_647;
 
 const COURSE_FIELDS: Record<string, Json> = {
   id: count("Numeric course id.", 1),
@@ -94,7 +94,7 @@ const dataSources: Json = {
   description: "The sources whose stations were actually used (had weight) in this response.",
   items: ref("DataSource"),
 };
-const dayBoundary: Json = { type: "string", const: DAY_BOUNDARY, description: "Always the text `school local timezone`." };
+const dayBoundary: Json = { type: "string", const: DAY_BOUNDARY, description: `Always the text \`${DAY_BOUNDARY}\`.` };
 
 /** The resource schemas of the seed and CONTRACT §2–§5. */
 function resourceSchemas(): Record<string, Json> {
@@ -293,7 +293,9 @@ function operation(route: Route, resource: string, envelopeName: string): Json {
     required: true,
     description: PATH_PARAMS[name] ?? `The ${name}.`,
     schema:
-      kind === "integer" ? { type: "integer", minimum: 0, maximum: INT_MAX } : { type: "string", minLength: 1, maxLength: MAX_TEXT_LENGTH },
+      kind === "integer"
+        ? { type: "integer", minimum: 0, maximum: INT32_MAX }
+        : { type: "string", minLength: 1, maxLength: MAX_TEXT_LENGTH },
   }));
   const queryParams = Object.entries(route.query).map(([name, rule]) => ({
     name,

@@ -6,11 +6,20 @@
 
 import { MAX_TEXT_LENGTH, textProblem } from "../src/input-limits.js";
 
+/**
+ * A parameter as a caller gives it: a query-string or path value (a string),
+ * or an MCP tool argument (a string or a number); absent when not given.
+ */
+export type RawValue = string | number | undefined;
+
+/** A call's parameters by REST name: path and query together. */
+export type RawArgs = Readonly<Record<string, RawValue>>;
+
 export type ParamResult<T> = { ok: true; value: T } | { ok: false; message: string };
 
 export interface ParamRule<T> {
   /** Parses the raw value; `undefined` when the parameter was not given. */
-  parse(name: string, raw: string | undefined): ParamResult<T>;
+  parse(name: string, raw: RawValue): ParamResult<T>;
   /** The OpenAPI schema of the parameter. */
   schema: Record<string, unknown>;
   /** Human description, for the OpenAPI document. */
@@ -25,8 +34,10 @@ export function text(description: string): ParamRule<string | undefined> {
     description,
     schema: { type: "string", maxLength: MAX_TEXT_LENGTH },
     parse(name, raw) {
-      const problem = raw === undefined ? undefined : textProblem(raw);
-      return problem ? { ok: false, message: `${name} ${problem}` } : { ok: true, value: raw };
+      if (raw === undefined) return { ok: true, value: undefined };
+      const value = String(raw);
+      const problem = textProblem(value);
+      return problem ? { ok: false, message: `${name} ${problem}` } : { ok: true, value };
     },
   };
 }
@@ -41,7 +52,7 @@ export function integer(description: string, options: { min: number; max: number
     schema: { type: "integer", minimum: min, maximum: max, ...(options.default !== undefined ? { default: options.default } : {}) },
     parse(name, raw) {
       if (raw === undefined) return { ok: true, value: options.default };
-      const value = INT_PATTERN.test(raw) ? Number(raw) : Number.NaN;
+      const value = typeof raw === "number" ? raw : INT_PATTERN.test(raw) ? Number(raw) : Number.NaN;
       if (!Number.isSafeInteger(value) || value < min || value > max) {
         return { ok: false, message: `${name} must be an integer from ${min} to ${max}` };
       }
@@ -59,7 +70,7 @@ export function oneOf<const V extends string>(description: string, values: reado
     schema: { type: "string", enum: [...values], ...(fallback !== undefined ? { default: fallback } : {}) },
     parse(name, raw) {
       if (raw === undefined) return { ok: true, value: fallback };
-      if ((values as readonly string[]).includes(raw)) return { ok: true, value: raw as V };
+      if (typeof raw === "string" && (values as readonly string[]).includes(raw)) return { ok: true, value: raw as V };
       return { ok: false, message: `${name} must be one of ${values.join(", ")}` };
     },
   };
@@ -69,14 +80,14 @@ export type ParamRules = Record<string, ParamRule<unknown>>;
 export type ParamValues<R extends ParamRules> = { [K in keyof R]: R[K] extends ParamRule<infer T> ? T : never };
 
 /**
- * Reads every rule's parameter from the query string. Unknown parameters are
- * ignored; the first of repeated values counts. Returns the first problem.
+ * Reads every rule's parameter from a call's arguments; an empty string is
+ * "not given". Unknown parameters are ignored. Returns the first problem.
  */
-export function readParams<R extends ParamRules>(rules: R, query: URLSearchParams): ParamResult<ParamValues<R>> {
+export function readParams<R extends ParamRules>(rules: R, args: RawArgs): ParamResult<ParamValues<R>> {
   const values: Record<string, unknown> = {};
   for (const [name, rule] of Object.entries(rules)) {
-    const raw = query.get(name);
-    const result = rule.parse(name, raw === null || raw === "" ? undefined : raw);
+    const raw = args[name];
+    const result = rule.parse(name, raw === "" ? undefined : raw);
     if (!result.ok) return result;
     values[name] = result.value;
   }

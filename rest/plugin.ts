@@ -15,7 +15,8 @@ import type { Logger } from "pino";
 import type { Context } from "../src/context.js";
 import type { RestApi } from "./api.js";
 import { type Body, failure } from "./envelope.js";
-import { type Limits, rootBody } from "./root.js";
+import type { Limits } from "../src/limits/rate-limits.js";
+import { rootBody } from "./root.js";
 
 export const OPENAPI_FILE = join(dirname(fileURLToPath(import.meta.url)), "openapi.json");
 

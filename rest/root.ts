@@ -1,10 +1,6 @@
 /** The body of `GET /api/v1` (CONTRACT §1): what the API is and how to use it. */
+import type { Limits } from "../src/limits/rate-limits.js";
 import type { Route } from "./routes.js";
-
-export interface Limits {
-  perMinute: number;
-  perDay: number;
-}
 
 export function rootBody(routes: readonly Route[], limits: Limits) {
   return {

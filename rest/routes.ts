@@ -3,6 +3,8 @@
  * its parameters and its envelope. Adding an operation means adding a
  * document under graphql/operations and a row here.
  */
+import { AssetType, EducationLevel } from "../src/generated/prisma/enums.js";
+import { INT32_MAX } from "../src/input-limits.js";
 import { integer, oneOf, type ParamRules, type ParamValues, text } from "./params.js";
 
 /** CONTRACT §2: `data`, `items` + `total`, or the paged list. */
@@ -33,9 +35,6 @@ function route<Q extends ParamRules, P extends Record<string, PathParam>>(r: Rou
 }
 
 const university = text("School code (case-insensitive) or exact Chinese name.");
-const ASSET_TYPES = ["skill", "channel_template", "quiz_bank", "survey_bank", "ai_task"] as const;
-const EDUCATION_LEVELS = ["university", "high_school", "junior_high", "elementary", "general"] as const;
-const INT_MAX = 2_147_483_647;
 
 export const ROUTES: readonly Route[] = [
   route({
@@ -59,7 +58,7 @@ export const ROUTES: readonly Route[] = [
       university,
       semester: text("Exact semester, like 113-1."),
       q: text("Case-insensitive substring of the Chinese or English course title."),
-      page: integer("Page number.", { min: 1, max: INT_MAX, default: 1 }),
+      page: integer("Page number.", { min: 1, max: INT32_MAX, default: 1 }),
       page_size: integer("Courses per page.", { min: 1, max: 100, default: 20 }),
     },
     variables: (p) => ({ university: p.university, semester: p.semester, q: p.q, page: p.page, pageSize: p.page_size }),
@@ -149,8 +148,8 @@ export const ROUTES: readonly Route[] = [
     pathParams: {},
     query: {
       q: text("Case-insensitive substring of the name, summary or subject."),
-      asset_type: oneOf("Only this asset type.", ASSET_TYPES),
-      education_level: oneOf("Only this education level.", EDUCATION_LEVELS),
+      asset_type: oneOf("Only this asset type.", Object.values(AssetType)),
+      education_level: oneOf("Only this education level.", Object.values(EducationLevel)),
       sort: oneOf("Order of the list.", ["recent", "stars", "installs"], "recent"),
       limit: integer("Maximum number of items.", { min: 1, max: 100, default: 30 }),
     },

@@ -3,7 +3,7 @@
  * Built once per request by `createContext`.
  */
 import type { ReadClient } from "./db/client.js";
-import { createLoaders, type Loaders } from "./schema/loaders.js";
+import { createLoaders, type Loaders } from "./loaders.js";
 
 export interface Context {
   /** The guarded, read-only Prisma client. */

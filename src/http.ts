@@ -6,7 +6,7 @@
  */
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { Socket } from "node:net";
-import { failure } from "../rest/envelope.js";
+import { failure } from "./refusal.js";
 
 /** Node's parser error codes, and what the client is told. */
 function refusal(code: string | undefined): { status: number; message: string } {

@@ -5,6 +5,12 @@
  * same parameters) and GraphQL arguments and variables all use these.
  */
 
+/**
+ * The largest 32-bit signed integer: PostgreSQL's `integer`, so the largest
+ * id and page number; also the longest delay a Node.js timer takes.
+ */
+export const INT32_MAX = 2_147_483_647;
+
 /** Longest text argument or parameter, in characters (code points). */
 export const MAX_TEXT_LENGTH = 200;
 

@@ -14,7 +14,7 @@ import { useErrorShapes } from "./plugins/error-shapes.js";
 import { useHealth } from "./plugins/health.js";
 import { useInputLimits } from "./plugins/input-limits.js";
 import { useCors, useSecurityHeaders } from "./plugins/cors.js";
-import { useMcp, useMcpOrigins } from "./plugins/mcp.js";
+import { useMcp, useMcpOrigins } from "./mcp/plugin.js";
 import { usePaths } from "./plugins/paths.js";
 import { type QueryLimitOptions, useQueryLimits } from "./plugins/query-limits.js";
 import { useRequestShare } from "./plugins/request-share.js";

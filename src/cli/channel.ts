@@ -17,7 +17,7 @@ import { connect } from "node:net";
 import { createInterface } from "node:readline";
 import type { Database } from "../db/driver.js";
 import { migrate } from "../db/migrate.js";
-import { type CommandIO, type CommandSpec, guarded, oneLine } from "./open.js";
+import { type CommandIO, type CommandSpec, guarded, oneLine } from "./command.js";
 
 /** Serves `commands` on `socketPath` against `db`; resolves once listening. */
 export async function serveCommands(socketPath: string, db: Database, commands: readonly CommandSpec[]): Promise<Server> {

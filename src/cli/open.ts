@@ -11,50 +11,12 @@
  * takes the directory for as long as it runs.
  */
 import { mkdirSync } from "node:fs";
-import { open } from "node:fs/promises";
-import { Readable } from "node:stream";
-import { inspect } from "node:util";
 import { loadConfig } from "../config.js";
 import { type Database, openDatabase } from "../db/driver.js";
 import { migrate } from "../db/migrate.js";
 import { claim, ownedMessage, ownerOf } from "../db/owner.js";
 import { forward } from "./channel.js";
-
-/** Where a command writes, and what it reads. */
-export interface CommandIO {
-  out(text: string): void;
-  err(text: string): void;
-  /** Standard error is a terminal (progress may be drawn on one line). */
-  tty: boolean;
-  /** Opens the command's input: a file, or `-` for standard input. */
-  openInput(path: string): Promise<CommandInput>;
-}
-
-export interface CommandInput {
-  input: Readable;
-  /** Why reading stopped early, if it did. */
-  readError(): Error | undefined;
-}
-
-/** Runs `work` on the migrated database (and closes it, if the command opened it). */
-export type WithDatabase = <T>(work: (db: Database, applied: string[]) => Promise<T>) => Promise<T>;
-
-/** A command: its arguments, where it writes, and its database; resolves to the exit code. */
-export type Command = (args: string[], io: CommandIO, withDatabase: WithDatabase) => Promise<number>;
-
-export interface CommandSpec {
-  /** The name the owner knows it by (`keys`, `import`, `db:migrate`). */
-  name: string;
-  /** Prefix of the one-line message when it fails. */
-  prefix: string;
-  run: Command;
-  /** The argument that names the command's input file (or `-`), if it reads one. */
-  inputOf?: (args: string[]) => string | undefined;
-  /** The arguments as a gateway that owns the database must see them (paths made absolute). */
-  sendArgs?: (args: string[]) => string[];
-  /** The command replaces the database: it never runs inside a gateway, and refuses while one serves. */
-  exclusive?: boolean;
-}
+import { type CommandIO, type CommandSpec, oneLine, openInput, type WithDatabase } from "./command.js";
 
 /** Opens the configured database and applies its pending migrations. */
 export async function openMigrated(env: NodeJS.ProcessEnv = process.env): Promise<{ db: Database; applied: string[] }> {
@@ -67,17 +29,6 @@ export async function openMigrated(env: NodeJS.ProcessEnv = process.env): Promis
     throw error;
   }
 }
-
-/** An error's message on one line. */
-export const oneLine = (error: unknown): string =>
-  (error instanceof Error
-    ? error.message
-    : typeof error === "object" && error !== null
-      ? inspect(error, { breakLength: Infinity })
-      : String(error)
-  )
-    .replace(/\s*\n\s*/g, " ")
-    .trim();
 
 /**
  * Runs a command: `main` resolves to the exit code; anything it throws is
@@ -152,39 +103,3 @@ const withOpened: WithDatabase = async (work) => {
     await db.close();
   }
 };
-
-/**
- * Opens a file (or standard input for `-`) as a stream. A read error ends the
- * stream early instead of erroring it (the importer would wait forever on an
- * errored source); `readError()` tells it afterwards. Throws at once when the
- * file cannot be opened.
- */
-export async function openInput(path: string): Promise<CommandInput> {
-  let source: Readable;
-  if (path === "-") {
-    source = process.stdin;
-  } else {
-    const file = await open(path, "r").catch((error: NodeJS.ErrnoException) => {
-      throw new Error(`cannot read ${path}: ${error.code === "ENOENT" ? "no such file" : oneLine(error)}`);
-    });
-    if ((await file.stat()).isDirectory()) {
-      await file.close();
-      throw new Error(`cannot read ${path}: it is a directory`);
-    }
-    source = file.createReadStream();
-  }
-  return guarded(source, path === "-" ? "standard input" : path);
-}
-
-/** A stream whose read error ends it early and is told by `readError()`. */
-export function guarded(source: Readable, name: string): CommandInput {
-  let failure: Error | undefined;
-  async function* chunks() {
-    try {
-      for await (const chunk of source) yield chunk as Buffer;
-    } catch (error) {
-      failure = new Error(`cannot read ${name}: ${oneLine(error)}`);
-    }
-  }
-  return { input: Readable.from(chunks(), { objectMode: false }), readError: () => failure };
-}

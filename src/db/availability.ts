@@ -11,7 +11,7 @@ export const UNAVAILABLE_MESSAGE = "service unavailable: the database is unreach
 export const RETRY_AFTER_SECONDS = 2;
 
 /** A wait for a dependency that ran out of time. */
-export class Unavailable extends Error {
+class Unavailable extends Error {
   override name = "Unavailable";
 }
 

@@ -9,6 +9,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { INT32_MAX } from "../input-limits.js";
 
 /** A connection to the database, whichever kind. */
 export interface Database {
@@ -51,7 +52,7 @@ export interface DatabaseTimeouts {
 }
 
 /** A statement that may run as long as it needs (`query_timeout` must be truthy to override the pool's). */
-const UNBOUNDED_MS = 2 ** 31 - 1;
+const UNBOUNDED_MS = INT32_MAX;
 
 /** Opens the database the options name. */
 export async function openDatabase(options: OpenOptions): Promise<Database> {

@@ -13,7 +13,7 @@
 import { getDatamodel } from "../generated/pothos-types.js";
 
 /** What a row of each guarded model must satisfy to be visible at all. */
-export const VISIBILITY_RULES: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
+const VISIBILITY_RULES: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
   Course: { isPublic: true },
   HubPack: { visibility: "public", safetyStatus: "passed" },
   HubPackVersion: { safetyStatus: "passed" },

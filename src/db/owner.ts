@@ -49,7 +49,7 @@ export function startTicksOf(pid: number): number | null {
  * zombie (killed, not yet reaped: a container without an init reaps late),
  * and started when the lock says (not a recycled pid).
  */
-export function isAlive(info: Pick<OwnerInfo, "pid" | "startTicks">): boolean {
+function isAlive(info: Pick<OwnerInfo, "pid" | "startTicks">): boolean {
   try {
     process.kill(info.pid, 0);
   } catch (error) {

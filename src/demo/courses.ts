@@ -16,7 +16,7 @@ import { LOWER_ALNUM, Rng, UPPER_ALNUM, hashString } from "./random.js";
 import type { ExportCourse, ExportStudent, ExportUniversity } from "./types.js";
 
 /** Semesters of the demo, oldest first, with their share of courses (the platform grows). */
-export const DEMO_SEMESTERS: ReadonlyArray<readonly [string, number]> = [
+const DEMO_SEMESTERS: ReadonlyArray<readonly [string, number]> = [
   ["111-1", 8],
   ["111-2", 10],
   ["112-1", 13],
@@ -26,7 +26,7 @@ export const DEMO_SEMESTERS: ReadonlyArray<readonly [string, number]> = [
   ["114-1", 19],
 ];
 
-export const DEMO_COURSE_COUNT = 2000;
+const DEMO_COURSE_COUNT = 2000;
 
 /** Relative number of courses per school on the platform. */
 const SCHOOL_WEIGHT: Readonly<Record<string, number>> = {
@@ -67,7 +67,7 @@ interface Offering {
 }
 
 /** Start and end dates of a semester "113-1" (ROC year + 1911; term 1 from September, term 2 from February). */
-export function semesterDates(semester: string, weeks: number, shiftDays = 0): { start_date: string; end_date: string } {
+function semesterDates(semester: string, weeks: number, shiftDays = 0): { start_date: string; end_date: string } {
   const [rocText, termText] = semester.split("-");
   const year = Number(rocText) + 1911 + (termText === "2" ? 1 : 0);
   const first = termText === "2" ? Date.UTC(year, 1, 15) : Date.UTC(year, 8, 1);

@@ -20,10 +20,10 @@ import type {
 import { DEMO_UNIVERSITIES } from "./universities.js";
 
 export const DEMO_EXPORT_FORMAT = "platform-export/1";
-export const DEMO_DEFAULT_SEED = 20240901;
-export const DEMO_DEFAULT_DAYS = 35;
+const DEMO_DEFAULT_SEED = 20240901;
+const DEMO_DEFAULT_DAYS = 35;
 /** Observation rows per yielded chunk. */
-export const OBSERVATION_ROWS_PER_CHUNK = 1000;
+const OBSERVATION_ROWS_PER_CHUNK = 1000;
 /** Records of the other arrays per yielded chunk. */
 const RECORDS_PER_CHUNK = 100;
 
@@ -34,7 +34,7 @@ export interface ResolvedDemoOptions {
   days: number;
 }
 
-export function resolveDemoOptions(options: DemoExportOptions = {}): ResolvedDemoOptions {
+function resolveDemoOptions(options: DemoExportOptions = {}): ResolvedDemoOptions {
   const seed = options.seed ?? DEMO_DEFAULT_SEED;
   const days = options.days ?? DEMO_DEFAULT_DAYS;
   const now = options.now ?? new Date();

@@ -1,4 +1,5 @@
-import type { AssetType, BloomLevel, Difficulty, EducationLevel } from "./types.js";
+import type { AssetType, EducationLevel } from "../generated/prisma/enums.js";
+import type { BloomLevel, Difficulty } from "./types.js";
 
 /** [name, summary, subject, education level, bloom levels, difficulty] */
 export type PackSpec = readonly [string, string, string, EducationLevel, readonly BloomLevel[], Difficulty];

@@ -1,22 +1,18 @@
 import { BLOOM_ZH, DIFFICULTY_ZH, LEVEL_ZH, OWNERS, PACK_SPECS, type PackSpec } from "./pack-catalog.js";
 import { LOWER_ALNUM, Rng } from "./random.js";
 import { DAY_MS as DAY, isoInstant } from "./time.js";
-import {
-  ASSET_TYPES,
-  EDUCATION_LEVELS,
-  SAFETY_STATUSES,
-  VISIBILITIES,
-  type AssetType,
-  type ExportHubPack,
-  type ExportPackVersion,
-  type SafetyStatus,
-  type Visibility,
-} from "./types.js";
+import { AssetType, EducationLevel, PackVisibility, SafetyStatus } from "../generated/prisma/enums.js";
+import type { ExportHubPack, ExportPackVersion } from "./types.js";
+
+const ASSET_TYPES = Object.values(AssetType);
+const EDUCATION_LEVELS = Object.values(EducationLevel);
+const VISIBILITIES = Object.values(PackVisibility);
+const SAFETY_STATUSES = Object.values(SafetyStatus);
 
 interface Draft {
   type: AssetType;
   spec: PackSpec;
-  visibility: Visibility;
+  visibility: PackVisibility;
   safety: SafetyStatus;
 }
 
@@ -41,7 +37,7 @@ export function buildHubPacks(seed: number, nowMs: number): ExportHubPack[] {
 }
 
 function assignStatuses(rng: Rng, specs: { type: AssetType; spec: PackSpec }[]): Draft[] {
-  const states: [Visibility, SafetyStatus][] = [];
+  const states: [PackVisibility, SafetyStatus][] = [];
   for (const v of VISIBILITIES) for (const s of SAFETY_STATUSES) if (!(v === "public" && s === "passed")) states.push([v, s]);
   while (states.length < 12) states.push([rng.pick(VISIBILITIES), rng.pick(SAFETY_STATUSES)]);
   while (states.length < specs.length) states.push(["public", "passed"]);
@@ -49,7 +45,7 @@ function assignStatuses(rng: Rng, specs: { type: AssetType; spec: PackSpec }[]):
   for (;;) {
     const order = rng.shuffle(states);
     const drafts = rng.shuffle(specs).map((s, i) => {
-      const [visibility, safety] = order[i] as [Visibility, SafetyStatus];
+      const [visibility, safety] = order[i] as [PackVisibility, SafetyStatus];
       return { ...s, visibility, safety };
     });
     const shown = drafts.filter((d) => d.visibility === "public" && d.safety === "passed");

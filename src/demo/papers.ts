@@ -1,4 +1,5 @@
-import type { ConferenceRelationship, ExportConference, ExportPaper } from "./types.js";
+import type { ConferenceRelationship } from "../generated/prisma/enums.js";
+import type { ExportConference, ExportPaper } from "./types.js";
 
 type ConferenceRow = [
   slug: string,

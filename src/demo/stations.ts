@@ -1,7 +1,8 @@
 import { haversineMeters } from "../domain/environment/index.js";
 import { Rng, hashString } from "./random.js";
 import { REGIONS, regionOf, type RegionInfo } from "./universities.js";
-import type { ExportStation, ExportUniversity, StationKind, StationSource } from "./types.js";
+import type { StationKind, StationSource } from "../generated/prisma/enums.js";
+import type { ExportStation, ExportUniversity } from "./types.js";
 
 /** A station plus what the observation model needs to know about it (not exported). */
 export interface DemoStation {

@@ -1,4 +1,5 @@
-import type { Country, ExportUniversity } from "./types.js";
+import type { Country } from "../generated/prisma/enums.js";
+import type { ExportUniversity } from "./types.js";
 
 /** The fifteen schools of the demo: twelve in Taiwan, three in the United States. */
 export const DEMO_UNIVERSITIES: readonly ExportUniversity[] = [

@@ -50,10 +50,9 @@ export interface History {
 }
 
 /** The value of `day_boundary` (CONTRACT §5). */
-export const DAY_BOUNDARY = "school local timezone";
 
 /** Stations of each kind read first per school. */
-export const FIRST_CANDIDATES = 10;
+const FIRST_CANDIDATES = 10;
 const NEEDED = 3;
 
 function groupBy<T, K>(items: readonly T[], key: (t: T) => K): Map<K, T[]> {
@@ -278,9 +277,4 @@ export async function histories(prisma: ReadClient, schools: readonly School[], 
     }
     return out;
   });
-}
-
-/** The history of one school. */
-export async function history(prisma: ReadClient, school: School, days: number, now: Date): Promise<History> {
-  return (await histories(prisma, [school], days, now)).get(school.id)!;
 }

@@ -12,6 +12,7 @@ import { readExport } from "./read.js";
 import {
   type Conference,
   type Course,
+  EXPORT_FORMAT,
   type HubPack,
   ImportError,
   type Observation,
@@ -24,9 +25,6 @@ import {
 import { rankStations } from "./stations.js";
 
 type Tx = Pick<Database, "exec" | "query">;
-
-/** The export format this importer reads. */
-export const EXPORT_FORMAT = "platform-export/1";
 
 /** Progress of a running import. */
 export interface ImportProgress {

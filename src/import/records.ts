@@ -6,8 +6,28 @@
  * e-mail), is stripped here and never reaches the database.
  */
 import { z } from "zod";
+import {
+  AssetType,
+  ConferenceRelationship,
+  Country,
+  EducationLevel,
+  PackVisibility,
+  SafetyStatus,
+  StationKind,
+  StationSource,
+} from "../generated/prisma/enums.js";
+import { INT32_MAX as INT_MAX } from "../input-limits.js";
 
-const INT_MAX = 2_147_483_647;
+/** The export's name and version; an export of any other format is refused. */
+export const EXPORT_FORMAT = "platform-export/1";
+
+/** One of a database enum's values, refused with the list in words. */
+function oneOf<const E extends Record<string, string>>(values: E) {
+  const list = Object.values(values);
+  const words = list.length > 1 ? `${list.slice(0, -1).join(", ")} or ${list.at(-1)}` : list.join("");
+  return z.enum(values, { message: `expected ${words}` });
+}
+
 // PostgreSQL text cannot hold NUL; refuse it here so the record is named.
 const noNul = (v: string) => !v.includes("\0");
 const NUL = { message: "must not contain a NUL character" };
@@ -75,7 +95,7 @@ const timeZone = text.refine(
   },
   { message: "expected an IANA time zone such as Asia/Taipei" },
 );
-const country = z.enum(["TW", "US"], { message: "expected TW or US" });
+const country = oneOf(Country);
 const latitude = z.number().min(-90).max(90);
 const longitude = z.number().min(-180).max(180);
 
@@ -142,15 +162,15 @@ export const ConferenceRecord = z.object({
   website: optionalText,
   organizer: optionalText,
   indexing: optionalText,
-  relationship: z.enum(["participated", "watching"], { message: "expected participated or watching" }),
+  relationship: oneOf(ConferenceRelationship),
 });
 
-const safetyStatus = z.enum(["passed", "pending", "rejected"], { message: "expected passed, pending or rejected" });
+const safetyStatus = oneOf(SafetyStatus);
 const semver = z.string().regex(/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/, {
   message: "expected a semantic version like 1.2.0",
 });
 
-export const PackVersionRecord = z.object({
+const PackVersionRecord = z.object({
   version: semver,
   published_at: instant,
   changelog: optionalText,
@@ -163,14 +183,9 @@ export const HubPackRecord = z.object({
   name: text,
   summary: optionalText,
   readme_md: optionalText,
-  asset_type: z.enum(["skill", "channel_template", "quiz_bank", "survey_bank", "ai_task"], {
-    message: "expected skill, channel_template, quiz_bank, survey_bank or ai_task",
-  }),
+  asset_type: oneOf(AssetType),
   subject: optionalText,
-  education_level: z
-    .enum(["university", "high_school", "junior_high", "elementary", "general"], {
-      message: "expected university, high_school, junior_high, elementary or general",
-    })
+  education_level: oneOf(EducationLevel)
     .nullish()
     .transform((v) => v ?? null),
   bloom_levels: z
@@ -184,7 +199,7 @@ export const HubPackRecord = z.object({
   star_count: count,
   install_count: count,
   owner_name: optionalText,
-  visibility: z.enum(["public", "private", "link"], { message: "expected public, private or link" }),
+  visibility: oneOf(PackVisibility),
   safety_status: safetyStatus,
   payload,
   versions: z
@@ -196,8 +211,8 @@ export const HubPackRecord = z.object({
 export const StationRecord = z.object({
   id: text,
   name: text,
-  kind: z.enum(["weather", "air"], { message: "expected weather or air" }),
-  source: z.enum(["cwa", "moenv", "nws", "airnow"], { message: "expected cwa, moenv, nws or airnow" }),
+  kind: oneOf(StationKind),
+  source: oneOf(StationSource),
   country,
   latitude,
   longitude,
@@ -243,13 +258,23 @@ export const SECTIONS = {
 
 export type SectionName = keyof typeof SECTIONS;
 
+/**
+ * A record as an export may carry it (before validation): what the demo
+ * generator writes and what tests build. Fields the gateway does not store
+ * may come besides these; they are stripped.
+ */
+export type ExportRecord<S extends SectionName> = z.input<(typeof SECTIONS)[S]>;
+
+/** A Pack version as an export carries it, inside its Pack's `versions`. */
+export type ExportPackVersionRecord = z.input<typeof PackVersionRecord>;
+
 /** An export that fails validation; `message` names the record and field. */
 export class ImportError extends Error {
   override name = "ImportError";
 }
 
 /** Formats the first problem of a failed parse as `section[i].field: message`. */
-export function describeIssue(where: string, error: z.ZodError): string {
+function describeIssue(where: string, error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return `${where}: invalid`;
   const path = issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");

@@ -10,7 +10,7 @@ const BODY_LENGTH = 40;
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${BODY_LENGTH}}$`);
 /** Characters of the key shown in lists: the prefix and 8 of the secret. */
-export const DISPLAY_LENGTH = KEY_PREFIX.length + 8;
+const DISPLAY_LENGTH = KEY_PREFIX.length + 8;
 
 /** A new random key (rejection sampling keeps every character uniform). */
 export function generateKey(): string {

@@ -15,6 +15,7 @@
  * key can get at most its limit per process, never more after the return.
  */
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
+import { INT32_MAX } from "../input-limits.js";
 import { type WindowName, WINDOW_MS, windowAt } from "./windows.js";
 
 export interface Limits {
@@ -51,7 +52,7 @@ export interface RateLimitsOptions {
 }
 
 // The limiters never refuse by themselves; limits are per key and compared here.
-const UNBOUNDED = 2 ** 31 - 1;
+const UNBOUNDED = INT32_MAX;
 
 export class RateLimits {
   private readonly limiters: Record<WindowName, RateLimiterAbstract>;

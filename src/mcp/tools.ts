@@ -7,10 +7,11 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { Answer } from "../../rest/api.js";
+import type { RawArgs, RawValue } from "../../rest/params.js";
 import type { Route } from "../../rest/routes.js";
 
-/** Answers one route call given its path values and query string. */
-export type RouteCaller = (route: Route, path: Record<string, string>, query: URLSearchParams) => Promise<Answer>;
+/** Answers one route call given its arguments by REST parameter name. */
+export type RouteCaller = (route: Route, args: RawArgs) => Promise<Answer>;
 
 function describeRule(description: string, schema: Record<string, unknown>): string {
   const parts = [description];
@@ -21,8 +22,8 @@ function describeRule(description: string, schema: Record<string, unknown>): str
 }
 
 /** The tool's input shape: path parameters (required) and query parameters (optional). */
-export function inputShape(route: Route): Record<string, z.ZodType> {
-  const shape: Record<string, z.ZodType> = {};
+function inputShape(route: Route): Record<string, z.ZodType<RawValue>> {
+  const shape: Record<string, z.ZodType<RawValue>> = {};
   for (const [name, kind] of Object.entries(route.pathParams)) {
     shape[name] =
       kind === "integer"
@@ -47,15 +48,8 @@ export function registerTools(server: McpServer, routes: readonly Route[], call:
         inputSchema: inputShape(route),
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
-      async (args: Record<string, unknown>) => {
-        const path: Record<string, string> = {};
-        const query = new URLSearchParams();
-        for (const [name, value] of Object.entries(args)) {
-          if (value === undefined || value === null) continue;
-          if (name in route.pathParams) path[name] = String(value);
-          else query.set(name, String(value));
-        }
-        const answer = await call(route, path, query);
+      async (args: RawArgs) => {
+        const answer = await call(route, args);
         return {
           content: [{ type: "text" as const, text: JSON.stringify(answer.body) }],
           structuredContent: answer.body,

@@ -12,7 +12,7 @@ import { type MaskError, maskError, type Plugin } from "graphql-yoga";
 import { isUnavailable, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE, withDeadline } from "../db/availability.js";
 
 /** The GraphQL error for a database that could not answer in time. */
-export function unavailableError(): GraphQLError {
+function unavailableError(): GraphQLError {
   return new GraphQLError(UNAVAILABLE_MESSAGE, {
     extensions: {
       code: "SERVICE_UNAVAILABLE",

@@ -21,7 +21,7 @@ export interface CorsOptions {
 }
 
 /** The methods each kind of path answers. */
-export const METHODS: Record<PathOwner, string> = {
+const METHODS: Record<PathOwner, string> = {
   graphql: "GET, POST",
   mcp: "GET, POST, DELETE",
   rest: "GET, HEAD",

@@ -11,7 +11,7 @@
 import { STATUS_CODES } from "node:http";
 import { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { failure } from "../../rest/envelope.js";
+import { failure } from "../refusal.js";
 import { ownerOf } from "./paths.js";
 
 /** What each bodiless status tells the client. */

@@ -8,7 +8,7 @@
  * key check, which guards exactly `/graphql`, would not see them.
  */
 import type { Plugin } from "graphql-yoga";
-import { failure } from "../../rest/envelope.js";
+import { failure } from "../refusal.js";
 
 /** What answers a path. */
 export type PathOwner = "graphql" | "mcp" | "rest" | "health" | "openapi";

@@ -65,7 +65,7 @@ export interface QueryCostOptions {
  * The cost depends on the variables (`first: $n`), so it is measured at
  * execution, not in GraphQL validation, whose result yoga caches per document.
  */
-export function useQueryCost(options: QueryCostOptions): Plugin {
+function useQueryCost(options: QueryCostOptions): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const rule = createComplexityRule({

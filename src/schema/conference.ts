@@ -1,4 +1,5 @@
 /** Conferences the team took part in or is watching. */
+import type { ConferenceRelationship as Relationship } from "../generated/prisma/enums.js";
 import { builder } from "./builder.js";
 import { PAGE, pageCost } from "./cost.js";
 
@@ -7,7 +8,7 @@ const ConferenceRelationship = builder.enumType("ConferenceRelationship", {
   values: {
     participated: { description: "The team published a paper, gave an invited talk or won a competition award there." },
     watching: { description: "The team follows it and plans to submit later; no participation record yet." },
-  } as const,
+  } as const satisfies Record<Relationship, { description: string }>,
 });
 
 builder.prismaNode("Conference", {

@@ -1,12 +1,13 @@
 /** Public courses. Private ones are invisible at the client level (db/guards.ts). */
 import type { Prisma } from "../generated/prisma/client.js";
+import { INT32_MAX } from "../input-limits.js";
 import { builder } from "./builder.js";
 import { COST, PAGE, pageCost } from "./cost.js";
 import { checkRange, literal, present } from "./arguments.js";
 import { universityMatch } from "./university.js";
 
 /** Newest semester first, then by id (CONTRACT §3). */
-export const COURSE_ORDER: Prisma.CourseOrderByWithRelationInput[] = [{ semester: "desc" }, { id: "asc" }];
+const COURSE_ORDER: Prisma.CourseOrderByWithRelationInput[] = [{ semester: "desc" }, { id: "asc" }];
 
 export interface CourseFilterArgs {
   university?: string | null | undefined;
@@ -63,6 +64,24 @@ builder.prismaNode("Course", {
     classMemo: t.exposeString("classMemo", { nullable: true, description: "Course notes." }),
   }),
 });
+
+/** A school's courses, added from here so that the school's file need not know what a course filter is. */
+builder.prismaObjectFields("University", (t) => ({
+  courses: t.relatedConnection("courses", {
+    description: "Public courses of this school, newest semester first, then by id.",
+    cursor: "id",
+    totalCount: true,
+    complexity: pageCost(),
+    args: {
+      semester: t.arg.string({ description: "Only this semester, like `113-1`." }),
+      q: t.arg.string({ description: "Case-insensitive substring of the Chinese or English title." }),
+    },
+    query: (args) => ({
+      where: courseFilter({ semester: args.semester, q: args.q }),
+      orderBy: COURSE_ORDER,
+    }),
+  }),
+}));
 
 interface CoursePageShape {
   where: Prisma.CourseWhereInput;
@@ -121,7 +140,7 @@ builder.queryFields((t) => {
       complexity: (a) => ({ field: COST.list + (a.q ? COST.search : 0), multiplier: Math.min(PAGE.max, Math.max(0, a.pageSize)) }),
       resolve: (_root, a) => ({
         where: courseFilter(a),
-        page: checkRange("page", a.page, 1, 2_147_483_647),
+        page: checkRange("page", a.page, 1, INT32_MAX),
         pageSize: checkRange("pageSize", a.pageSize, 1, 100),
       }),
     }),

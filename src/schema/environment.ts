@@ -2,7 +2,8 @@
 import type { University } from "../generated/prisma/client.js";
 import type { DataSource, SchoolDay } from "../domain/environment/index.js";
 import type { Context } from "../context.js";
-import { DAY_BOUNDARY, type History, type Snapshot } from "../environment/service.js";
+import { DAY_BOUNDARY } from "../domain/environment/index.js";
+import type { History, Snapshot } from "../environment/service.js";
 import { builder } from "./builder.js";
 import { COST } from "./cost.js";
 import { checkRange, present } from "./arguments.js";
@@ -69,7 +70,7 @@ type SnapshotShape = Snapshot & { school: University };
 type HistoryShape = History & { school: University };
 
 const common = {
-  dayBoundary: "Always `school local timezone`: days are cut at the school's midnight.",
+  dayBoundary: `Always \`${DAY_BOUNDARY}\`: days are cut at the school's midnight.`,
   dataSources: "The sources whose stations were used in this answer.",
 };
 

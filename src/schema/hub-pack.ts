@@ -1,5 +1,6 @@
 /** Public, safety-checked community teaching Packs. Payloads never leave the database. */
 import type { Prisma } from "../generated/prisma/client.js";
+import { AssetType as AssetTypes, EducationLevel as EducationLevels } from "../generated/prisma/enums.js";
 import { builder } from "./builder.js";
 import { COST, pageCost } from "./cost.js";
 import { compareSemver } from "../domain/semver.js";
@@ -11,12 +12,12 @@ function newestFirst<V extends { publishedAt: Date; version: string }>(versions:
 
 const AssetType = builder.enumType("AssetType", {
   description: "What a Pack contains.",
-  values: ["skill", "channel_template", "quiz_bank", "survey_bank", "ai_task"] as const,
+  values: Object.values(AssetTypes),
 });
 
 const EducationLevel = builder.enumType("EducationLevel", {
   description: "The education level a Pack is designed for.",
-  values: ["university", "high_school", "junior_high", "elementary", "general"] as const,
+  values: Object.values(EducationLevels),
 });
 
 const PackSort = builder.enumType("PackSort", {

@@ -3,12 +3,12 @@ import { GraphQLError } from "graphql";
 import { builder } from "./builder.js";
 
 /** `YYYY-MM-DD` of a date column (stored at UTC midnight) or a local-date string. */
-export function formatDate(value: Date | string): string {
+function formatDate(value: Date | string): string {
   return typeof value === "string" ? value : value.toISOString().slice(0, 10);
 }
 
 /** ISO 8601 in UTC with `Z`, without a fraction when it is zero. */
-export function formatInstant(value: Date | string): string {
+function formatInstant(value: Date | string): string {
   const iso = (typeof value === "string" ? new Date(value) : value).toISOString();
   return iso.endsWith(".000Z") ? `${iso.slice(0, -5)}Z` : iso;
 }

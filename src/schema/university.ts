@@ -1,18 +1,22 @@
 /** Universities: the schools courses belong to and environment data is aggregated for. */
+import type { Country as CountryCode } from "../generated/prisma/enums.js";
+import { INT32_MAX } from "../input-limits.js";
 import { builder } from "./builder.js";
 import { PAGE, pageCost } from "./cost.js";
 import { present } from "./arguments.js";
-import { courseFilter, COURSE_ORDER } from "./course.js";
 
-export const Country = builder.enumType("Country", {
+const Country = builder.enumType("Country", {
   description: "The country of a school or station; it decides the AQI standard (TW: MOENV, US: EPA).",
-  values: { TW: { description: "Taiwan" }, US: { description: "United States" } } as const,
+  values: { TW: { description: "Taiwan" }, US: { description: "United States" } } as const satisfies Record<
+    CountryCode,
+    { description: string }
+  >,
 });
 
 /** Where-clause for a school reference: a numeric id, or a code in any case. */
 export function schoolRefWhere(ref: string): { id: number } | { codeKey: string } {
   const trimmed = ref.trim();
-  return /^\d+$/.test(trimmed) && Number(trimmed) <= 2_147_483_647 ? { id: Number(trimmed) } : { codeKey: trimmed.toLowerCase() };
+  return /^\d+$/.test(trimmed) && Number(trimmed) <= INT32_MAX ? { id: Number(trimmed) } : { codeKey: trimmed.toLowerCase() };
 }
 
 /** Matches a school by code (case-insensitive) or by exact Chinese name. */
@@ -34,20 +38,6 @@ builder.prismaNode("University", {
     timezone: t.exposeString("timezone", { description: "IANA time zone; environment days are counted in it." }),
     latitude: t.exposeFloat("latitude", { description: "Latitude in degrees (WGS 84)." }),
     longitude: t.exposeFloat("longitude", { description: "Longitude in degrees (WGS 84)." }),
-    courses: t.relatedConnection("courses", {
-      description: "Public courses of this school, newest semester first, then by id.",
-      cursor: "id",
-      totalCount: true,
-      complexity: pageCost(),
-      args: {
-        semester: t.arg.string({ description: "Only this semester, like `113-1`." }),
-        q: t.arg.string({ description: "Case-insensitive substring of the Chinese or English title." }),
-      },
-      query: (args) => ({
-        where: courseFilter({ semester: args.semester, q: args.q }),
-        orderBy: COURSE_ORDER,
-      }),
-    }),
   }),
 });
 

@@ -1,13 +1,11 @@
 import { describe, expect, it } from "vitest";
-import {
-  ASSET_TYPES,
-  BLOOM_LEVELS,
-  DIFFICULTIES,
-  EDUCATION_LEVELS,
-  SAFETY_STATUSES,
-  VISIBILITIES,
-  buildDemoDataset,
-} from "../../src/demo/index.js";
+import { BLOOM_LEVELS, DIFFICULTIES, buildDemoDataset } from "../../src/demo/index.js";
+import { AssetType, EducationLevel, PackVisibility, SafetyStatus } from "../../src/generated/prisma/enums.js";
+
+const ASSET_TYPES = Object.values(AssetType);
+const EDUCATION_LEVELS = Object.values(EducationLevel);
+const VISIBILITIES = Object.values(PackVisibility);
+const SAFETY_STATUSES = Object.values(SafetyStatus);
 
 const data = buildDemoDataset({ now: new Date("2026-11-20T00:00:00Z") });
 const SEMESTERS = ["111-1", "111-2", "112-1", "112-2", "113-1", "113-2", "114-1"];

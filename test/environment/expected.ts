@@ -26,7 +26,7 @@ import {
 const RADIUS_M = 6371.0088 * 1000;
 
 /** Great-circle distance in metres (haversine, arcsine form). */
-export function haversine(a: { latitude: number; longitude: number }, b: { latitude: number; longitude: number }): number {
+function haversine(a: { latitude: number; longitude: number }, b: { latitude: number; longitude: number }): number {
   const rad = Math.PI / 180;
   const s =
     Math.sin(((b.latitude - a.latitude) * rad) / 2) ** 2 +
@@ -35,7 +35,7 @@ export function haversine(a: { latitude: number; longitude: number }, b: { latit
 }
 
 /** Rounds half away from zero; throws when `x` is too close to a half to be sure. */
-export function round(x: number, decimals: number): number {
+function round(x: number, decimals: number): number {
   const scale = 10 ** decimals;
   const scaled = Math.abs(x) * scale;
   const fraction = scaled - Math.floor(scaled);
@@ -47,20 +47,20 @@ export function round(x: number, decimals: number): number {
 const orNull = (x: number | null, decimals: number) => (x === null ? null : round(x, decimals));
 
 /** The local calendar date of an instant in a time zone, `YYYY-MM-DD`. */
-export function localDateOf(instant: Date, timeZone: string): string {
+function localDateOf(instant: Date, timeZone: string): string {
   const parts = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).formatToParts(instant);
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "??";
   return `${get("year")}-${get("month")}-${get("day")}`;
 }
 
 /** The `n` local dates ending with today (ascending). */
-export function lastDates(now: Date, timeZone: string, n: number): string[] {
+function lastDates(now: Date, timeZone: string, n: number): string[] {
   const [y, m, d] = localDateOf(now, timeZone).split("-").map(Number) as [number, number, number];
   return Array.from({ length: n }, (_, i) => new Date(Date.UTC(y, m - 1, d - (n - 1 - i))).toISOString().slice(0, 10));
 }
 
 /** AQI category of an already rounded AQI (bands shared by EPA and MOENV). */
-export function category(aqi: number | null): string | null {
+function category(aqi: number | null): string | null {
   if (aqi === null) return null;
   if (aqi <= 50) return "Good";
   if (aqi <= 100) return "Moderate";
@@ -78,7 +78,7 @@ interface Sample {
 }
 
 /** IDW over the three nearest samples having a value; the stations that got weight. */
-export function weigh(samples: readonly Sample[]): { value: number | null; used: Sample[] } {
+function weigh(samples: readonly Sample[]): { value: number | null; used: Sample[] } {
   const nearest = samples
     .filter((s) => s.value !== null)
     .sort((a, b) => a.distance - b.distance || (a.station.id < b.station.id ? -1 : 1))
@@ -232,9 +232,9 @@ export class Reference {
 }
 
 /** ISO 8601 UTC with `Z`, whole seconds written without a fraction. */
-export const instant = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
+const instant = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
 
-export function dataSources(stations: readonly ExportStation[]) {
+function dataSources(stations: readonly ExportStation[]) {
   const bySource = new Map<Source, Set<string>>();
   for (const s of stations) {
     const set = bySource.get(s.source) ?? new Set<string>();

@@ -14,11 +14,12 @@
  * station: the gateway only looks at the 10 nearest of each kind, a shortcut
  * the contract does not have (see candidates.test.ts).
  */
+import type { StationKind, StationSource } from "../../src/generated/prisma/enums.js";
+import type { ExportRecord } from "../../src/import/records.js";
 import { canaryExport } from "../support/canary.js";
 import type { TestGateway } from "../support/gateway.js";
 
 export const HOUR = 3_600_000;
-export const MINUTE = 60_000;
 
 /** The fixed clock of most tests: 20:00 in Taipei, 08:00 in New York (EDT), 05:00 in Los Angeles (PDT). */
 export const NOW = new Date("2026-03-09T12:00:00Z");
@@ -29,45 +30,12 @@ export const NOW_EDGE = new Date("2026-03-09T14:45:00Z");
 /** 01:00 on 2026-03-11 in Taipei: no observation at all on that local date. */
 export const NEXT_DAY = new Date("2026-03-10T17:00:00Z");
 
-export type Kind = "weather" | "air";
-export type Source = "cwa" | "moenv" | "nws" | "airnow";
-
-export interface ExportUniversity {
-  id: number;
-  code: string;
-  name_zh: string;
-  name_en: string | null;
-  short_name: string | null;
-  region: string | null;
-  country: "TW" | "US";
-  timezone: string;
-  latitude: number;
-  longitude: number;
-}
-
-export interface ExportStation {
-  id: string;
-  name: string;
-  kind: Kind;
-  source: Source;
-  country: "TW" | "US";
-  latitude: number;
-  longitude: number;
-}
-
-export interface Metrics {
-  temp_c?: number | null;
-  rh?: number | null;
-  precip_mm?: number | null;
-  pm25_ugm3?: number | null;
-  pm10_ugm3?: number | null;
-  aqi?: number | null;
-}
-
-export interface ExportObservation extends Metrics {
-  station_id: string;
-  observed_at: string;
-}
+export type Kind = StationKind;
+export type Source = StationSource;
+export type ExportUniversity = ExportRecord<"universities">;
+export type ExportStation = ExportRecord<"stations">;
+export type ExportObservation = ExportRecord<"observations">;
+export type Metrics = Omit<ExportObservation, "station_id" | "observed_at">;
 
 export interface EnvironmentExport {
   format: string;
@@ -84,7 +52,7 @@ export interface EnvironmentExport {
 /** One step of latitude between ranked stations (≈ 1.112 km). */
 export const STEP = 0.01;
 /** 4.5e-6° of latitude ≈ 0.50 m: closer than the contract's 1 m. */
-export const HALF_METRE = 0.0000045;
+const HALF_METRE = 0.0000045;
 
 const SOURCE_OF: Record<"TW" | "US", Record<Kind, Source>> = {
   TW: { weather: "cwa", air: "moenv" },
@@ -147,7 +115,7 @@ export const NTHU: ExportUniversity = {
   latitude: 24.7961,
   longitude: 120.9967,
 };
-export const NCKU: ExportUniversity = {
+const NCKU: ExportUniversity = {
   id: 3,
   code: "NCKU",
   name_zh: "國立成功大學",
@@ -381,8 +349,8 @@ export const US_ID = {
 } as const;
 
 /** First hour of the hourly US series, and how many hours (h = 0..84, the last one at NOW). */
-export const US_SERIES_START = Date.parse("2026-03-06T00:00:00Z");
-export const US_SERIES_HOURS = 85;
+const US_SERIES_START = Date.parse("2026-03-06T00:00:00Z");
+const US_SERIES_HOURS = 85;
 
 /**
  * The United States world. Every weather station reports every hour from

@@ -4,16 +4,11 @@
  */
 import { Readable } from "node:stream";
 import type { Database } from "../../src/db/driver.js";
+import type { ExportPackVersionRecord } from "../../src/import/records.js";
 import { canaryExport } from "../support/canary.js";
 
 /** A Pack version as the export carries it. */
-export interface PackVersionIn {
-  version: string;
-  published_at: string;
-  changelog: string | null;
-  safety_status: string;
-  payload?: unknown;
-}
+type PackVersionIn = ExportPackVersionRecord;
 type Base = ReturnType<typeof canaryExport>;
 /** The canary export's shape, with its Pack versions typed. */
 export type Export = Omit<Base, "hub_packs"> & {

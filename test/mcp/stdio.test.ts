@@ -38,7 +38,7 @@ async function connect(env: Record<string, string>) {
   await client.connect(
     new StdioClientTransport({
       command: "node_modules/.bin/tsx",
-      args: ["src/cli/mcp-stdio.ts"],
+      args: ["src/mcp/stdio.ts"],
       env: { PATH: process.env.PATH ?? "", ...env },
       stderr: "pipe",
     }),

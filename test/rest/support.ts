@@ -13,8 +13,8 @@ import { buildOpenApi } from "../../rest/openapi.js";
 import type { Gateway } from "../../src/server.js";
 import { CANARIES } from "../support/canary.js";
 
-export const BASE_URL = "http://gateway.test";
-export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+const BASE_URL = "http://gateway.test";
+const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 const DOCUMENT_ID = "https://gateway.test/openapi.json";
 
 type Json = Record<string, any>;

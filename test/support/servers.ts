@@ -133,7 +133,7 @@ export async function embeddedPostgres(): Promise<PostgresBinaries | undefined> 
 }
 
 /** The machine's binaries when installed, otherwise the npm package's. */
-export async function findPostgres(): Promise<PostgresBinaries | undefined> {
+async function findPostgres(): Promise<PostgresBinaries | undefined> {
   return systemPostgres() ?? (await embeddedPostgres());
 }
 

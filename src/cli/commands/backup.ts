@@ -15,7 +15,7 @@ import { loadConfig } from "../../config.js";
 import { openPGlite } from "../../db/driver.js";
 import { migrate } from "../../db/migrate.js";
 import { claim, LOCK_FILE, ownedMessage } from "../../db/owner.js";
-import type { Command, CommandSpec } from "../open.js";
+import type { Command, CommandSpec } from "../command.js";
 
 const BACKUP_USAGE = "usage: npm run db:backup -- <file>  (a gzipped tar of the embedded database)";
 const RESTORE_USAGE = "usage: npm run db:restore -- <file>  (a file written by npm run db:backup)";

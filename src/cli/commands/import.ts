@@ -4,7 +4,7 @@
  * export is refused or unreadable (nothing changed), 2 on a usage error.
  */
 import { importExport, type ImportSummary } from "../../import/apply.js";
-import type { Command, CommandSpec } from "../open.js";
+import type { Command, CommandSpec } from "../command.js";
 
 const USAGE = "usage: npm run import -- <export.json | ->  (- reads standard input)";
 const n = (value: number) => value.toLocaleString("en-US");

@@ -11,7 +11,7 @@
  */
 import { parseArgs } from "node:util";
 import { KeyError, KeyStore, type KeyRecord } from "../../keys/store.js";
-import type { Command, CommandSpec } from "../open.js";
+import type { Command, CommandSpec } from "../command.js";
 
 const USAGE = `usage: npm run keys -- create --name NAME [--owner O] [--per-minute N] [--per-day N] [--json]
        npm run keys -- list [--json]

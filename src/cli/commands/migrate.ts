@@ -1,5 +1,5 @@
 /** `npm run db:migrate`: applies the pending migrations of the configured database. */
-import type { Command, CommandSpec } from "../open.js";
+import type { Command, CommandSpec } from "../command.js";
 
 const migrateCli: Command = (_args, io, withDatabase) =>
   withDatabase(async (_db, applied) => {

@@ -29,7 +29,7 @@ export interface IdwOptions {
 }
 
 /** Distances below this (metres) count as "at the school": that station takes all the weight. */
-export const IDW_SNAP_DISTANCE_M = 1;
+const IDW_SNAP_DISTANCE_M = 1;
 
 const hasValue = (s: IdwSample): boolean => s.value != null && !Number.isNaN(s.value);
 

@@ -4,6 +4,9 @@
  * runtime's tz database. An unknown zone makes Intl throw a RangeError.
  */
 
+/** How every environment answer says where its days are cut. */
+export const DAY_BOUNDARY = "school local timezone";
+
 const DAY_MS = 86_400_000;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const formatters = new Map<string, Intl.DateTimeFormat>();

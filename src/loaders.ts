@@ -3,8 +3,8 @@
  * parent query (aggregates keyed by a non-relation column).
  */
 import DataLoader from "dataloader";
-import type { ReadClient } from "../db/client.js";
-import { type History, histories, type School, type Snapshot, snapshots } from "../environment/service.js";
+import type { ReadClient } from "./db/client.js";
+import { type History, histories, type School, type Snapshot, snapshots } from "./environment/service.js";
 
 export interface Loaders {
   /** Number of papers whose `conference` is the given conference slug. */

@@ -11,7 +11,7 @@ import type { Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
 import type { RestApi } from "../../rest/api.js";
 import type { Context } from "../context.js";
-import { registerTools } from "../mcp/tools.js";
+import { registerTools } from "./tools.js";
 
 export interface McpOptions {
   /** The v1 operations the tools mirror. */
@@ -76,8 +76,8 @@ export function useMcp(options: McpOptions): Plugin {
         instructions:
           "Public data of an online learning platform: universities, public courses, course statistics, papers, conferences, school environment (air quality and weather) and public hub Packs. Each tool mirrors one GET of the v1 REST API and returns its JSON body.",
       });
-      registerTools(server, options.api.routes, (route, path, query) =>
-        options.api.answer(route, path, query, context, (error) => options.log?.error({ err: error, tool: route.tool }, "MCP tool failed")),
+      registerTools(server, options.api.routes, (route, args) =>
+        options.api.answer(route, args, context, (error) => options.log?.error({ err: error, tool: route.tool }, "MCP tool failed")),
       );
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);

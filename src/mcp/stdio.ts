@@ -7,7 +7,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ROUTES } from "../../rest/routes.js";
-import { registerTools } from "../mcp/tools.js";
+import { registerTools } from "./tools.js";
 
 const key = process.env.UEDU_API_KEY;
 const base = (process.env.UEDU_API_BASE_URL || "http://127.0.0.1:4000").replace(/\/+$/, "");
@@ -17,9 +17,13 @@ if (!key) {
 }
 
 const server = new McpServer({ name: "public-data-api", version: "1.0.0" });
-registerTools(server, ROUTES, async (route, path, query) => {
+registerTools(server, ROUTES, async (route, args) => {
+  const query = new URLSearchParams();
+  for (const name of Object.keys(route.query)) if (args[name] !== undefined) query.set(name, String(args[name]));
   const url =
-    base + route.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(path[name] ?? "")) + (query.size ? `?${query}` : "");
+    base +
+    route.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(String(args[name] ?? ""))) +
+    (query.size ? `?${query}` : "");
   try {
     const response = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: "application/json" } });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };

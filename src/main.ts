@@ -100,17 +100,24 @@ server.listen(config.port, config.host, () => {
   }
 });
 
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    server.close();
-    commands?.close();
-    redis?.disconnect();
-    void prisma
-      .$disconnect()
-      .finally(() => db.close())
-      .finally(() => process.exit(0));
-  });
+/** Longest a shutdown may take before the process exits anyway. */
+const SHUTDOWN_LIMIT_MS = 10_000;
+let stopping = false;
+function stop(): void {
+  // A signal may come twice (a process group's and the one tsx relays to its
+  // child): the second must not cut the first one's close short.
+  if (stopping) return;
+  stopping = true;
+  setTimeout(() => process.exit(1), SHUTDOWN_LIMIT_MS).unref();
+  server.close();
+  commands?.close();
+  redis?.disconnect();
+  void prisma
+    .$disconnect()
+    .finally(() => db.close())
+    .finally(() => process.exit(0));
 }
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, stop);
 
 /**
  * The command socket: in the user's runtime directory (or the temporary one),

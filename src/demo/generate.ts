@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 import { Readable } from "node:stream";
+import { EXPORT_FORMAT } from "../import/records.js";
 import { buildCourses } from "./courses.js";
 import { observationBatches } from "./observations.js";
 import { buildHubPacks } from "./packs.js";
@@ -19,7 +20,6 @@ import type {
 } from "./types.js";
 import { DEMO_UNIVERSITIES } from "./universities.js";
 
-export const DEMO_EXPORT_FORMAT = "platform-export/1";
 const DEMO_DEFAULT_SEED = 20240901;
 const DEMO_DEFAULT_DAYS = 35;
 /** Observation rows per yielded chunk. */
@@ -46,7 +46,7 @@ function resolveDemoOptions(options: DemoExportOptions = {}): ResolvedDemoOption
 
 /** Everything of the export except observations, which stay lazy. */
 export interface DemoDataset {
-  format: typeof DEMO_EXPORT_FORMAT;
+  format: typeof EXPORT_FORMAT;
   exported_at: string;
   universities: ExportUniversity[];
   courses: ExportCourse[];
@@ -63,7 +63,7 @@ export function buildDemoDataset(options: DemoExportOptions = {}): DemoDataset {
   const universities = DEMO_UNIVERSITIES.map((u) => ({ ...u }));
   const stations = buildStations(seed, universities);
   return {
-    format: DEMO_EXPORT_FORMAT,
+    format: EXPORT_FORMAT,
     exported_at: isoInstant(nowMs),
     universities,
     courses: buildCourses(seed, universities),

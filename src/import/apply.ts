@@ -1,27 +1,20 @@
 /**
- * Imports one platform export (CONTRACT §6) in a single transaction:
+ * Imports one platform export (docs/contract.md §6) in a single transaction:
  * validate every record while streaming, stage observations in a temporary
- * table, check cross references, then upsert by id and remove what the
+ * table, check cross references, then upsert by key and remove what the
  * export no longer holds. Any problem rolls everything back, so a failed
  * import changes nothing.
+ *
+ * The export's field names are the tables' column names, so a record
+ * validated by its schema (records.ts) is a row: PostgreSQL turns each JSON
+ * value into its column's type (`jsonb_populate_recordset`). Adding a column
+ * to a section is adding it to the migration and to the record's schema.
  */
 import type { Readable } from "node:stream";
 import type { Database } from "../db/driver.js";
 import { compareSemver } from "../domain/semver.js";
 import { readExport } from "./read.js";
-import {
-  type Conference,
-  type Course,
-  EXPORT_FORMAT,
-  type HubPack,
-  ImportError,
-  type Observation,
-  type Paper,
-  parseRecord,
-  type SectionName,
-  type Station,
-  type University,
-} from "./records.js";
+import { EXPORT_FORMAT, ImportError, ObservationRecord, parseRecord, type SectionName, type Stored } from "./records.js";
 import { rankStations } from "./stations.js";
 
 type Tx = Pick<Database, "exec" | "query">;
@@ -51,56 +44,95 @@ export interface ImportSummary {
   observations: number;
 }
 
-interface Column {
-  name: string;
-  type: string;
+/** The sections stored row by row (observations go through a staging table). */
+type TableSection = Exclude<SectionName, "observations">;
+
+interface Table<S extends TableSection> {
+  /** The table the section's records are stored in. */
+  table: string;
+  /** The columns a row is matched by; no two records of an export may share them. */
+  key: readonly (keyof Stored<S> & string)[];
+  /** Further checks of one record, besides its schema. */
+  check?: (record: Stored<S>, index: number, seen: Seen) => void;
+  /** The row of a record, when it is more than the record itself. */
+  row?: (record: Stored<S>) => object;
 }
 
-const col = (name: string, type = "text"): Column => ({ name, type });
+/** Each section's table, in the order parents before children. */
+const TABLES: { [S in TableSection]: Table<S> } = {
+  universities: {
+    table: "university",
+    key: ["id"],
+    check: (u, index, seen) => seen.unique("universities", index, "code", u.code.toLowerCase()),
+    row: (u) => ({ ...u, code_key: u.code.toLowerCase() }),
+  },
+  courses: { table: "course", key: ["id"] },
+  papers: { table: "paper", key: ["slug"] },
+  conferences: { table: "conference", key: ["slug"] },
+  hub_packs: {
+    table: "hub_pack",
+    key: ["id"],
+    check: (p, index) => {
+      const versions = new Set<string>();
+      p.versions.forEach((v, i) => {
+        if (versions.has(v.version)) throw new ImportError(`hub_packs[${index}].versions[${i}].version: ${v.version} appears twice`);
+        versions.add(v.version);
+      });
+    },
+    row: ({ versions, ...pack }) => {
+      const latest = versions.filter((v) => v.safety_status === "passed").sort((a, b) => compareSemver(b.version, a.version))[0];
+      return {
+        ...pack,
+        payload: pack.payload ?? null,
+        latest_version: latest?.version ?? null,
+        latest_published_at: latest?.published_at ?? null,
+      };
+    },
+  },
+  stations: { table: "station", key: ["id"] },
+};
+
+const TABLE_SECTIONS = Object.keys(TABLES) as TableSection[];
+
+/** An observation's measured values: every field of its record but the key. */
+const METRICS = Object.keys(ObservationRecord.shape).filter((f) => f !== "station_id" && f !== "observed_at");
+
+/** The rows of every Pack's versions, which the export nests in their Pack. */
+const versionRows = (packs: Stored<"hub_packs">[]) =>
+  packs.flatMap((p) => p.versions.map((v) => ({ ...v, pack_id: p.id, payload: v.payload ?? null })));
 
 /** Upserts rows (objects keyed by column name) through one jsonb parameter per chunk. */
-async function upsert(tx: Tx, table: string, key: string[], columns: Column[], rows: object[]): Promise<void> {
-  const names = columns.map((c) => `"${c.name}"`).join(", ");
-  const record = columns.map((c) => `"${c.name}" ${c.type.startsWith('"') ? "text" : c.type}`).join(", ");
-  const values = columns.map((c) => (c.type.startsWith('"') ? `r."${c.name}"::${c.type}` : `r."${c.name}"`)).join(", ");
-  const updates = columns
-    .filter((c) => !key.includes(c.name))
-    .map((c) => `"${c.name}" = EXCLUDED."${c.name}"`)
-    .join(", ");
+async function upsert(tx: Tx, table: string, key: readonly string[], rows: object[]): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]!).map((c) => `"${c}"`);
+  const updates = columns.filter((c) => !key.includes(c.slice(1, -1))).map((c) => `${c} = EXCLUDED.${c}`);
   const sql =
-    `INSERT INTO "${table}" (${names}) SELECT ${values} FROM jsonb_to_recordset($1::jsonb) AS r(${record}) ` +
-    `ON CONFLICT (${key.map((k) => `"${k}"`).join(", ")}) DO ${updates ? `UPDATE SET ${updates}` : "NOTHING"}`;
+    `INSERT INTO "${table}" (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::"${table}", $1::jsonb) ` +
+    `ON CONFLICT (${key.map((k) => `"${k}"`)}) DO ${updates.length ? `UPDATE SET ${updates}` : "NOTHING"}`;
   for (let i = 0; i < rows.length; i += 1000) {
     await tx.query(sql, [JSON.stringify(rows.slice(i, i + 1000))]);
   }
 }
 
-/** Deletes the rows of `table` whose key is not among `keys`. */
-async function deleteAbsent(tx: Tx, table: string, key: Column[], keys: object[]): Promise<void> {
-  const record = key.map((c) => `"${c.name}" ${c.type}`).join(", ");
-  const match = key.map((c) => `k."${c.name}" = t."${c.name}"`).join(" AND ");
-  await tx.query(`DELETE FROM "${table}" t WHERE NOT EXISTS (SELECT 1 FROM jsonb_to_recordset($1::jsonb) AS k(${record}) WHERE ${match})`, [
-    JSON.stringify(keys),
-  ]);
+/** Deletes the rows of `table` whose key is not among those of `rows`. */
+async function deleteAbsent(tx: Tx, table: string, key: readonly string[], rows: object[]): Promise<void> {
+  const keys = rows.map((row) => Object.fromEntries(key.map((k) => [k, (row as { [k: string]: unknown })[k]])));
+  const match = key.map((k) => `k."${k}" = t."${k}"`).join(" AND ");
+  await tx.query(
+    `DELETE FROM "${table}" t WHERE NOT EXISTS (SELECT 1 FROM jsonb_populate_recordset(NULL::"${table}", $1::jsonb) k WHERE ${match})`,
+    [JSON.stringify(keys)],
+  );
 }
 
-class Collector {
-  format: unknown = undefined;
-  universities: University[] = [];
-  courses: Course[] = [];
-  papers: Paper[] = [];
-  conferences: Conference[] = [];
-  hubPacks: HubPack[] = [];
-  stations: Station[] = [];
-  observations = 0;
-  private seen = new Map<string, Map<string, number>>();
+/** The keys seen so far, to refuse a second record with the same one. */
+class Seen {
+  private keys = new Map<string, Map<string, number>>();
 
-  /** Refuses a second record with the same key in one section. */
-  unique(section: string, index: number, field: string, value: string | number): void {
-    let keys = this.seen.get(`${section}.${field}`);
+  unique(section: string, index: number, field: string, value: unknown): void {
+    let keys = this.keys.get(`${section}.${field}`);
     if (!keys) {
       keys = new Map();
-      this.seen.set(`${section}.${field}`, keys);
+      this.keys.set(`${section}.${field}`, keys);
     }
     const key = String(value);
     const first = keys.get(key);
@@ -111,112 +143,75 @@ class Collector {
   }
 }
 
-const OBSERVATION_COLUMNS = ["temp_c", "rh", "precip_mm", "pm25_ugm3", "pm10_ugm3", "aqi"] as const;
+type Collected = { [S in TableSection]: Stored<S>[] };
 
 /** Imports the export read from `input`. Throws ImportError (nothing changed) when it is invalid. */
 export async function importExport(db: Database, input: Readable, options: ImportOptions = {}): Promise<ImportSummary> {
   const batchSize = options.batchSize ?? 5000;
   return db.transaction(async (tx) => {
-    await tx.exec(`CREATE TEMP TABLE import_observation (
-      idx bigint NOT NULL, station_id text NOT NULL, observed_at timestamptz(3) NOT NULL,
-      temp_c float8, rh float8, precip_mm float8, pm25_ugm3 float8, pm10_ugm3 float8, aqi float8
-    ) ON COMMIT DROP`);
-    const c = new Collector();
-    let batch: (Observation & { idx: number })[] = [];
+    await tx.exec(`CREATE TEMP TABLE import_observation (idx bigint NOT NULL, LIKE observation) ON COMMIT DROP`);
+    const records = Object.fromEntries(TABLE_SECTIONS.map((s) => [s, []])) as unknown as Collected;
+    const seen = new Seen();
+    let format: unknown;
+    let observations = 0;
+    let batch: (Stored<"observations"> & { idx: number })[] = [];
     const flush = async () => {
       if (batch.length === 0) return;
+      const columns = Object.keys(batch[0]!).map((c) => `"${c}"`);
       await tx.query(
-        `INSERT INTO import_observation SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
-          idx bigint, station_id text, observed_at timestamptz, temp_c float8, rh float8,
-          precip_mm float8, pm25_ugm3 float8, pm10_ugm3 float8, aqi float8)`,
+        `INSERT INTO import_observation (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::import_observation, $1::jsonb)`,
         [JSON.stringify(batch)],
       );
       batch = [];
     };
 
+    const collect = <S extends TableSection>(section: S, index: number, value: unknown) => {
+      const record = parseRecord(section, index, value);
+      const table: Table<S> = TABLES[section];
+      for (const k of table.key) seen.unique(section, index, k, record[k]);
+      table.check?.(record, index, seen);
+      records[section].push(record);
+    };
+
     await readExport(input, {
       header(key, value) {
-        if (key === "format") c.format = value;
+        if (key === "format") format = value;
       },
       async record(section, index, value) {
-        switch (section) {
-          case "universities": {
-            const u = parseRecord(section, index, value);
-            c.unique(section, index, "id", u.id);
-            c.unique(section, index, "code", u.code.toLowerCase());
-            c.universities.push(u);
-            break;
-          }
-          case "courses": {
-            const r = parseRecord(section, index, value);
-            c.unique(section, index, "id", r.id);
-            c.courses.push(r);
-            break;
-          }
-          case "papers": {
-            const r = parseRecord(section, index, value);
-            c.unique(section, index, "slug", r.slug);
-            c.papers.push(r);
-            break;
-          }
-          case "conferences": {
-            const r = parseRecord(section, index, value);
-            c.unique(section, index, "slug", r.slug);
-            c.conferences.push(r);
-            break;
-          }
-          case "hub_packs": {
-            const r = parseRecord(section, index, value);
-            c.unique(section, index, "id", r.id);
-            const versions = new Set<string>();
-            r.versions.forEach((v, i) => {
-              if (versions.has(v.version)) {
-                throw new ImportError(`hub_packs[${index}].versions[${i}].version: ${v.version} appears twice`);
-              }
-              versions.add(v.version);
-            });
-            c.hubPacks.push(r);
-            break;
-          }
-          case "stations": {
-            const r = parseRecord(section, index, value);
-            c.unique(section, index, "id", r.id);
-            c.stations.push(r);
-            break;
-          }
-          case "observations": {
-            batch.push({ ...parseRecord(section, index, value), idx: index });
-            c.observations++;
-            if (batch.length >= batchSize) await flush();
-            break;
-          }
+        if (section === "observations") {
+          batch.push({ ...parseRecord(section, index, value), idx: index });
+          observations++;
+          if (batch.length >= batchSize) await flush();
+        } else {
+          collect(section, index, value);
         }
-        const count = section === "observations" ? c.observations : index + 1;
+        const count = section === "observations" ? observations : index + 1;
         if (count % (section === "observations" ? 50_000 : 500) === 0) options.onProgress?.({ section, records: count });
       },
     });
     await flush();
-    if (c.observations > 0) options.onProgress?.({ section: "observations", records: c.observations });
+    if (observations > 0) options.onProgress?.({ section: "observations", records: observations });
 
-    if (c.format !== EXPORT_FORMAT) {
-      throw new ImportError(`format: expected "${EXPORT_FORMAT}", got ${JSON.stringify(c.format ?? null)}`);
+    if (format !== EXPORT_FORMAT) {
+      throw new ImportError(`format: expected "${EXPORT_FORMAT}", got ${JSON.stringify(format ?? null)}`);
     }
-    await checkReferences(tx, c);
-    await store(tx, c);
+    await checkReferences(tx, records);
+    await store(tx, records);
+    const { universities, courses, papers, conferences, hub_packs, stations } = records;
     return {
-      universities: c.universities.length,
-      courses: c.courses.length,
-      papers: c.papers.length,
-      conferences: c.conferences.length,
-      hubPacks: c.hubPacks.length,
-      packVersions: c.hubPacks.reduce((n, p) => n + p.versions.length, 0),
-      stations: c.stations.length,
-      observations: c.observations,
+      universities: universities.length,
+      courses: courses.length,
+      papers: papers.length,
+      conferences: conferences.length,
+      hubPacks: hub_packs.length,
+      packVersions: versionRows(hub_packs).length,
+      stations: stations.length,
+      observations,
     };
   });
 }
 
-async function checkReferences(tx: Tx, c: Collector): Promise<void> {
+async function checkReferences(tx: Tx, c: Collected): Promise<void> {
   const universityIds = new Set(c.universities.map((u) => u.id));
   c.courses.forEach((course, i) => {
     if (!universityIds.has(course.university_id)) {
@@ -242,206 +237,19 @@ async function checkReferences(tx: Tx, c: Collector): Promise<void> {
   }
 }
 
-async function store(tx: Tx, c: Collector): Promise<void> {
-  // Children first for removals (cascades would do, but explicit is clearer),
-  // parents first for upserts.
-  await upsert(
-    tx,
-    "university",
-    ["id"],
-    [
-      col("id", "int"),
-      col("code"),
-      col("code_key"),
-      col("name_zh"),
-      col("name_en"),
-      col("short_name"),
-      col("region"),
-      col("country", '"Country"'),
-      col("timezone"),
-      col("latitude", "float8"),
-      col("longitude", "float8"),
-    ],
-    c.universities.map((u) => ({ ...u, code_key: u.code.toLowerCase() })),
-  );
-  await deleteAbsent(
-    tx,
-    "university",
-    [col("id", "int")],
-    c.universities.map((u) => ({ id: u.id })),
-  );
+async function store(tx: Tx, c: Collected): Promise<void> {
+  // Parents first; removing a parent cascades to its children.
+  for (const section of TABLE_SECTIONS) {
+    const { table, key, row } = TABLES[section] as Table<typeof section>;
+    const rows = row ? (c[section] as Stored<typeof section>[]).map(row) : c[section];
+    await upsert(tx, table, key, rows);
+    await deleteAbsent(tx, table, key, rows);
+  }
+  const versions = versionRows(c.hub_packs);
+  await upsert(tx, "hub_pack_version", ["pack_id", "version"], versions);
+  await deleteAbsent(tx, "hub_pack_version", ["pack_id", "version"], versions);
 
-  await upsert(
-    tx,
-    "course",
-    ["id"],
-    [
-      col("id", "int"),
-      col("university_id", "int"),
-      col("class_name"),
-      col("course_number"),
-      col("course_class"),
-      col("course_name_chinese"),
-      col("course_name_english"),
-      col("instructor"),
-      col("instructor_english"),
-      col("department"),
-      col("department_english"),
-      col("semester"),
-      col("start_date", "date"),
-      col("end_date", "date"),
-      col("teaching_goal"),
-      col("teaching_goal_english"),
-      col("teaching_content"),
-      col("teaching_content_english"),
-      col("class_memo"),
-      col("is_public", "boolean"),
-      col("join_code"),
-    ],
-    c.courses,
-  );
-  await deleteAbsent(
-    tx,
-    "course",
-    [col("id", "int")],
-    c.courses.map((r) => ({ id: r.id })),
-  );
-
-  await upsert(
-    tx,
-    "paper",
-    ["slug"],
-    [
-      col("slug"),
-      col("title"),
-      col("title_zh"),
-      col("authors", "text[]"),
-      col("conference"),
-      col("year", "int"),
-      col("doi"),
-      col("category"),
-      col("platform_feature"),
-      col("award"),
-    ],
-    c.papers,
-  );
-  await deleteAbsent(
-    tx,
-    "paper",
-    [col("slug")],
-    c.papers.map((r) => ({ slug: r.slug })),
-  );
-
-  await upsert(
-    tx,
-    "conference",
-    ["slug"],
-    [
-      col("slug"),
-      col("name"),
-      col("name_short"),
-      col("year", "int"),
-      col("dates"),
-      col("location"),
-      col("website"),
-      col("organizer"),
-      col("indexing"),
-      col("relationship", '"ConferenceRelationship"'),
-    ],
-    c.conferences,
-  );
-  await deleteAbsent(
-    tx,
-    "conference",
-    [col("slug")],
-    c.conferences.map((r) => ({ slug: r.slug })),
-  );
-
-  await upsert(
-    tx,
-    "hub_pack",
-    ["id"],
-    [
-      col("id"),
-      col("name"),
-      col("summary"),
-      col("readme_md"),
-      col("asset_type", '"AssetType"'),
-      col("subject"),
-      col("education_level", '"EducationLevel"'),
-      col("bloom_levels", "text[]"),
-      col("difficulty"),
-      col("star_count", "int"),
-      col("install_count", "int"),
-      col("owner_name"),
-      col("visibility", '"PackVisibility"'),
-      col("safety_status", '"SafetyStatus"'),
-      col("latest_version"),
-      col("latest_published_at", "timestamptz"),
-      col("payload", "jsonb"),
-    ],
-    c.hubPacks.map((p) => {
-      const latest = p.versions.filter((v) => v.safety_status === "passed").sort((a, b) => compareSemver(b.version, a.version))[0];
-      return {
-        ...p,
-        versions: undefined,
-        payload: p.payload ?? null,
-        latest_version: latest?.version ?? null,
-        latest_published_at: latest?.published_at ?? null,
-      };
-    }),
-  );
-  await deleteAbsent(
-    tx,
-    "hub_pack",
-    [col("id")],
-    c.hubPacks.map((p) => ({ id: p.id })),
-  );
-  const versions = c.hubPacks.flatMap((p) => p.versions.map((v) => ({ ...v, pack_id: p.id, payload: v.payload ?? null })));
-  await upsert(
-    tx,
-    "hub_pack_version",
-    ["pack_id", "version"],
-    [
-      col("pack_id"),
-      col("version"),
-      col("published_at", "timestamptz"),
-      col("changelog"),
-      col("safety_status", '"SafetyStatus"'),
-      col("payload", "jsonb"),
-    ],
-    versions,
-  );
-  await deleteAbsent(
-    tx,
-    "hub_pack_version",
-    [col("pack_id"), col("version")],
-    versions.map((v) => ({ pack_id: v.pack_id, version: v.version })),
-  );
-
-  await upsert(
-    tx,
-    "station",
-    ["id"],
-    [
-      col("id"),
-      col("name"),
-      col("kind", '"StationKind"'),
-      col("source", '"StationSource"'),
-      col("country", '"Country"'),
-      col("latitude", "float8"),
-      col("longitude", "float8"),
-    ],
-    c.stations,
-  );
-  await deleteAbsent(
-    tx,
-    "station",
-    [col("id")],
-    c.stations.map((s) => ({ id: s.id })),
-  );
-
-  const metrics = OBSERVATION_COLUMNS.map((m) => `"${m}"`).join(", ");
+  const metrics = METRICS.map((m) => `"${m}"`);
   await tx.exec(
     `DELETE FROM observation o WHERE NOT EXISTS (
        SELECT 1 FROM import_observation i WHERE i.station_id = o.station_id AND i.observed_at = o.observed_at)`,
@@ -449,15 +257,9 @@ async function store(tx: Tx, c: Collector): Promise<void> {
   await tx.exec(
     `INSERT INTO observation (station_id, observed_at, ${metrics})
      SELECT station_id, observed_at, ${metrics} FROM import_observation
-     ON CONFLICT (station_id, observed_at) DO UPDATE SET ${OBSERVATION_COLUMNS.map((m) => `"${m}" = EXCLUDED."${m}"`).join(", ")}`,
+     ON CONFLICT (station_id, observed_at) DO UPDATE SET ${metrics.map((m) => `${m} = EXCLUDED.${m}`)}`,
   );
 
   await tx.exec(`DELETE FROM school_station`);
-  await upsert(
-    tx,
-    "school_station",
-    ["university_id", "station_id"],
-    [col("university_id", "int"), col("station_id"), col("kind", '"StationKind"'), col("rank", "int"), col("distance_m", "float8")],
-    rankStations(c.universities, c.stations),
-  );
+  await upsert(tx, "school_station", ["university_id", "station_id"], rankStations(c.universities, c.stations));
 }

@@ -99,7 +99,7 @@ const country = oneOf(Country);
 const latitude = z.number().min(-90).max(90);
 const longitude = z.number().min(-180).max(180);
 
-export const UniversityRecord = z.object({
+const UniversityRecord = z.object({
   id,
   code: text,
   name_zh: text,
@@ -112,7 +112,7 @@ export const UniversityRecord = z.object({
   longitude,
 });
 
-export const CourseRecord = z.object({
+const CourseRecord = z.object({
   id,
   university_id: id,
   class_name: optionalText,
@@ -136,7 +136,7 @@ export const CourseRecord = z.object({
   join_code: optionalText,
 });
 
-export const PaperRecord = z.object({
+const PaperRecord = z.object({
   slug: text,
   title: text,
   title_zh: optionalText,
@@ -152,7 +152,7 @@ export const PaperRecord = z.object({
   award: optionalText,
 });
 
-export const ConferenceRecord = z.object({
+const ConferenceRecord = z.object({
   slug: text,
   name: text,
   name_short: optionalText,
@@ -178,7 +178,7 @@ const PackVersionRecord = z.object({
   payload,
 });
 
-export const HubPackRecord = z.object({
+const HubPackRecord = z.object({
   id: text,
   name: text,
   summary: optionalText,
@@ -208,7 +208,7 @@ export const HubPackRecord = z.object({
     .transform((v) => v ?? []),
 });
 
-export const StationRecord = z.object({
+const StationRecord = z.object({
   id: text,
   name: text,
   kind: oneOf(StationKind),
@@ -237,14 +237,6 @@ export const ObservationRecord = z.object({
   aqi: reading(0, 1000),
 });
 
-export type University = z.output<typeof UniversityRecord>;
-export type Course = z.output<typeof CourseRecord>;
-export type Paper = z.output<typeof PaperRecord>;
-export type Conference = z.output<typeof ConferenceRecord>;
-export type HubPack = z.output<typeof HubPackRecord>;
-export type Station = z.output<typeof StationRecord>;
-export type Observation = z.output<typeof ObservationRecord>;
-
 /** The sections of an export whose elements are records. */
 export const SECTIONS = {
   universities: UniversityRecord,
@@ -257,6 +249,9 @@ export const SECTIONS = {
 } as const;
 
 export type SectionName = keyof typeof SECTIONS;
+
+/** A section's record as validated: what the gateway stores of it. */
+export type Stored<S extends SectionName> = z.output<(typeof SECTIONS)[S]>;
 
 /**
  * A record as an export may carry it (before validation): what the demo
@@ -283,8 +278,8 @@ function describeIssue(where: string, error: z.ZodError): string {
 }
 
 /** Validates one record; throws ImportError naming it. */
-export function parseRecord<S extends SectionName>(section: S, index: number, value: unknown): z.output<(typeof SECTIONS)[S]> {
+export function parseRecord<S extends SectionName>(section: S, index: number, value: unknown): Stored<S> {
   const result = SECTIONS[section].safeParse(value, { reportInput: true });
   if (!result.success) throw new ImportError(describeIssue(`${section}[${index}]`, result.error));
-  return result.data as z.output<(typeof SECTIONS)[S]>;
+  return result.data as Stored<S>;
 }

@@ -23,7 +23,7 @@ export interface Answer {
 }
 
 export interface RestApiOptions {
-  /** The routes served; all of CONTRACT §3 by default. */
+  /** The routes served; all of docs/contract.md §3 by default. */
   routes?: readonly Route[];
   /** Longest one operation's execution may take before it is a 503. Default 5,000 ms. */
   timeoutMs?: number;

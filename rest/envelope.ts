@@ -1,4 +1,4 @@
-/** The v1 response bodies (CONTRACT §2). */
+/** The v1 response bodies (docs/contract.md §2). */
 
 export type Body = Record<string, unknown>;
 

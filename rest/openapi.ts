@@ -1,10 +1,10 @@
 /**
- * The OpenAPI 3.1 description of the v1 REST contract (CONTRACT §1–§5).
+ * The OpenAPI 3.1 description of the v1 REST contract (docs/contract.md §1–§5).
  *
  * Paths, path parameters and query parameters come from the route table
  * (rest/routes.ts) and the parameter rules (rest/params.ts), so a new row
  * there appears here without more work; the resource schemas are written by
- * hand from the seed and CONTRACT, strictly: every field is required (a field
+ * hand from docs/contract.md, strictly: every field is required (a field
  * with no value is `null`, never left out) and nothing else may appear.
  *
  * The document is committed as rest/openapi.json (`npm run openapi:print`),
@@ -96,7 +96,7 @@ const dataSources: Json = {
 };
 const dayBoundary: Json = { type: "string", const: DAY_BOUNDARY, description: `Always the text \`${DAY_BOUNDARY}\`.` };
 
-/** The resource schemas of the seed and CONTRACT §2–§5. */
+/** The resource schemas of the seed and docs/contract.md §2–§5. */
 function resourceSchemas(): Record<string, Json> {
   return {
     University: object("A university (operation 1).", {
@@ -211,7 +211,7 @@ function resourceSchemas(): Record<string, Json> {
   };
 }
 
-/** Which resource each route returns, by path (CONTRACT §2). */
+/** Which resource each route returns, by path (docs/contract.md §2). */
 const RESOURCES: Record<string, string> = {
   "/api/v1/universities": "University",
   "/api/v1/courses": "Course",

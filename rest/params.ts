@@ -1,7 +1,7 @@
 /**
  * Query-parameter rules of the v1 contract: each rule turns the raw string
- * (absent or empty means "not given", CONTRACT §3) into a typed value or a
- * 400 message that names the parameter and what is allowed (CONTRACT §2).
+ * (absent or empty means "not given", docs/contract.md §3) into a typed value or a
+ * 400 message that names the parameter and what is allowed (docs/contract.md §2).
  */
 
 import { MAX_TEXT_LENGTH, textProblem } from "../src/input-limits.js";

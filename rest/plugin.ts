@@ -3,7 +3,7 @@
  * route's fixed GraphQL operation in-process with the same schema and
  * per-request context as `/graphql`.
  *
- * Order of checks (CONTRACT §2): unknown path 404 and wrong method 405, then
+ * Order of checks (docs/contract.md §2): unknown path 404 and wrong method 405, then
  * the key (401) and limits (429) through `authorize`, then parameters (400),
  * then a missing resource (404). Anything unexpected is a masked 500.
  */

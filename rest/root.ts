@@ -1,4 +1,4 @@
-/** The body of `GET /api/v1` (CONTRACT §1): what the API is and how to use it. */
+/** The body of `GET /api/v1` (docs/contract.md §1): what the API is and how to use it. */
 import type { Limits } from "../src/limits/rate-limits.js";
 import type { Route } from "./routes.js";
 

@@ -7,7 +7,7 @@ import { AssetType, EducationLevel } from "../src/generated/prisma/enums.js";
 import { INT32_MAX } from "../src/input-limits.js";
 import { integer, oneOf, type ParamRules, type ParamValues, text } from "./params.js";
 
-/** CONTRACT §2: `data`, `items` + `total`, or the paged list. */
+/** docs/contract.md §2: `data`, `items` + `total`, or the paged list. */
 export type Envelope = "object" | "list" | "paged";
 
 /** A path parameter: an integer that is not one is simply not found (404). */

@@ -1,5 +1,5 @@
 /**
- * Process configuration, read once from the environment (CONTRACT §7).
+ * Process configuration, read once from the environment (docs/contract.md §7).
  * Every name here is one that operators and scripts outside the repository
  * rely on; change none of them without changing the contract.
  */

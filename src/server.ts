@@ -62,7 +62,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   return createYoga<Record<string, unknown>, Context>({
     schema,
     graphqlEndpoint: "/graphql",
-    cors: false, // useCors below: no credentials, and OPTIONS as CONTRACT §1 says
+    cors: false, // useCors below: no credentials, and OPTIONS as docs/contract.md §1 says
     landingPage: false,
     graphiql: {
       title: "Public Data API — GraphQL",

@@ -1,6 +1,6 @@
 /**
  * `npm run demo-data -- [file|-] [--seed N] [--days N] [--now ISO]`: writes
- * the deterministic demo export (CONTRACT §6) to a file, or to standard
+ * the deterministic demo export (docs/contract.md §6) to a file, or to standard
  * output by default, ready for `npm run import`.
  */
 import { parseArgs } from "node:util";

@@ -1,5 +1,5 @@
 /**
- * What every command that opens the database shares (CONTRACT §7): read the
+ * What every command that opens the database shares (docs/contract.md §7): read the
  * configuration, open the database, apply pending migrations; and one way to
  * end a command with an exit code and a one-line message.
  *

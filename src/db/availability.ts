@@ -1,7 +1,7 @@
 /**
  * Telling a dependency's failure from a bug: a database that is unreachable,
  * restarting, frozen or too slow gives 503 with `Retry-After` on every surface
- * (CONTRACT §2), never a 500 and never the end of the process.
+ * (docs/contract.md §2), never a 500 and never the end of the process.
  */
 
 /** What a client is told while the database cannot answer. */

@@ -1,5 +1,5 @@
 /**
- * The privacy guards of CONTRACT §4, held by the database client itself.
+ * The privacy guards of docs/contract.md §4, held by the database client itself.
  *
  * Every query the gateway's read client sends passes through `guardArgs`:
  * - each guarded model gets its visibility rule ANDed into the `where` of the

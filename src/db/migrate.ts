@@ -49,7 +49,8 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
 const LOCK_KEY = 727_001;
 
 /**
- * Applies every pending migration, each in its own transaction. Concurrent
+ * Applies every pending migration, all in one transaction: either all of them
+ * are applied or none is. Concurrent
  * callers on one PostgreSQL server wait for each other on an advisory lock.
  * Returns the names applied now. Throws when an applied migration's file has
  * changed since (its checksum differs), naming it.

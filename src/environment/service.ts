@@ -1,5 +1,5 @@
 /**
- * School environment answers (CONTRACT §5): a few SQL statements per batch
+ * School environment answers (docs/contract.md §5): a few SQL statements per batch
  * of schools (repository.ts), then the pure domain functions for the
  * inverse-distance weighting, AQI categories, rounding and sources.
  *
@@ -49,7 +49,7 @@ export interface History {
   dataSources: DataSource[];
 }
 
-/** The value of `day_boundary` (CONTRACT §5). */
+/** The value of `day_boundary` (docs/contract.md §5). */
 
 /** Stations of each kind read first per school. */
 const FIRST_CANDIDATES = 10;
@@ -127,11 +127,11 @@ function toStationDays(rows: readonly StationDayRow[], candidates: readonly Cand
         source: c.source,
         distanceM: c.distanceM,
         date: r.date,
-        tempAvg: r.temp_avg,
-        tempMin: r.temp_min,
-        tempMax: r.temp_max,
+        tempCAvg: r.temp_avg,
+        tempCMin: r.temp_min,
+        tempCMax: r.temp_max,
         rhAvg: r.rh_avg,
-        precipTotal: r.precip_total,
+        precipTotalMm: r.precip_total,
         pm25Avg: r.pm25_avg,
         pm10Avg: r.pm10_avg,
         aqiAvg: r.aqi_avg,

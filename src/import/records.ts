@@ -1,5 +1,5 @@
 /**
- * The records of the platform export (CONTRACT §6) and their validation.
+ * The records of the platform export (docs/contract.md §6) and their validation.
  *
  * Each schema keeps only the fields the gateway stores: everything else in a
  * record, personal data included (students, teacher settings, a Pack owner's

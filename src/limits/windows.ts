@@ -1,5 +1,5 @@
 /**
- * The fixed, clock-aligned windows of CONTRACT §8: the minute starts at :00
+ * The fixed, clock-aligned windows of docs/contract.md §8: the minute starts at :00
  * seconds, the day at 00:00 UTC.
  */
 

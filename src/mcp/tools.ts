@@ -1,6 +1,6 @@
 /**
  * The MCP tools: one per v1 route, with the REST parameter names, defaults
- * and ranges (CONTRACT §8). A tool's structured content is exactly the REST
+ * and ranges (docs/contract.md §8). A tool's structured content is exactly the REST
  * body of its twin and its text is that body as JSON; a REST failure is a
  * tool result with `isError: true` carrying the same body.
  */

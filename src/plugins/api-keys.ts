@@ -1,7 +1,7 @@
 /**
  * `useApiKeys`: every request to `/graphql` (except the GraphiQL page itself)
  * and `/mcp` must carry a valid key and fit its limits; REST routes call the
- * same `authorize` after routing (CONTRACT §2 puts 404/405 before 401).
+ * same `authorize` after routing (docs/contract.md §2 puts 404/405 before 401).
  * Refusals use each surface's own error shape; every keyed response carries
  * the limit headers.
  */

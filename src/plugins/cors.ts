@@ -6,7 +6,7 @@
  * configured ones only. Browser code may read the limit headers. A CORS
  * preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`)
  * answers 204; any other `OPTIONS` is a 405 with `Allow`, in its surface's
- * shape (CONTRACT §1).
+ * shape (docs/contract.md §1).
  */
 import type { Plugin } from "graphql-yoga";
 import { statusBody } from "./error-shapes.js";

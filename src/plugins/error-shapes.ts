@@ -1,5 +1,5 @@
 /**
- * `useErrorShapes`: every refusal in its surface's shape (CONTRACT §2), also
+ * `useErrorShapes`: every refusal in its surface's shape (docs/contract.md §2), also
  * the ones yoga and the MCP transport make themselves.
  *
  * - A GraphQL request whose `variables` or `extensions` are not JSON is a

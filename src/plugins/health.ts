@@ -1,4 +1,4 @@
-/** `GET /healthz` and `GET /readyz` (CONTRACT §1), answered before any key check. */
+/** `GET /healthz` and `GET /readyz` (docs/contract.md §1), answered before any key check. */
 import type { Plugin } from "graphql-yoga";
 import { withDeadline } from "../db/availability.js";
 import type { Database } from "../db/driver.js";

@@ -1,5 +1,5 @@
 /**
- * `usePaths`: the service's paths (CONTRACT §1), decided once, first.
+ * `usePaths`: the service's paths (docs/contract.md §1), decided once, first.
  *
  * A request whose (normalised) path is not one of them answers 404 in JSON
  * before any other plugin sees it. This is what keeps GraphQL at exactly

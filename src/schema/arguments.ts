@@ -11,7 +11,7 @@ export function checkRange(name: string, value: number, min: number, max: number
   return value;
 }
 
-/** An empty or blank string means "no filter" (CONTRACT §3). */
+/** An empty or blank string means "no filter" (docs/contract.md §3). */
 export function present(value: string | null | undefined): string | undefined {
   return value === null || value === undefined || value.trim() === "" ? undefined : value;
 }

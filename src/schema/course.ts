@@ -6,7 +6,7 @@ import { COST, PAGE, pageCost } from "./cost.js";
 import { checkRange, literal, present } from "./arguments.js";
 import { universityMatch } from "./university.js";
 
-/** Newest semester first, then by id (CONTRACT §3). */
+/** Newest semester first, then by id (docs/contract.md §3). */
 const COURSE_ORDER: Prisma.CourseOrderByWithRelationInput[] = [{ semester: "desc" }, { id: "asc" }];
 
 export interface CourseFilterArgs {

@@ -1,4 +1,4 @@
-/** School environment: real-time air quality and daily weather/air summaries (CONTRACT §5). */
+/** School environment: real-time air quality and daily weather/air summaries (docs/contract.md §5). */
 import type { University } from "../generated/prisma/client.js";
 import type { DataSource, SchoolDay } from "../domain/environment/index.js";
 import type { Context } from "../context.js";
@@ -28,7 +28,7 @@ const DataSourceType = builder.objectRef<DataSource>("EnvironmentDataSource").im
     id: t.exposeString("id", { description: "Source id: `cwa`, `moenv`, `nws` or `airnow`." }),
     name: t.exposeString("name", { description: "The agency's name." }),
     kind: t.exposeString("kind", { description: "`weather` or `air`." }),
-    stationIds: t.exposeStringList("station_ids", { description: "Ids of its stations that were used." }),
+    stationIds: t.exposeStringList("stationIds", { description: "Ids of its stations that were used." }),
   }),
 });
 
@@ -55,11 +55,11 @@ const Day = builder.objectRef<SchoolDay>("EnvironmentDay").implement({
       description: "Same as `dateLocal`; kept for compatibility.",
       deprecationReason: "Use dateLocal.",
     }),
-    tempCAvg: t.exposeFloat("tempAvg", { nullable: true, description: "Mean temperature, °C." }),
-    tempCMin: t.exposeFloat("tempMin", { nullable: true, description: "Minimum temperature, °C." }),
-    tempCMax: t.exposeFloat("tempMax", { nullable: true, description: "Maximum temperature, °C." }),
+    tempCAvg: t.exposeFloat("tempCAvg", { nullable: true, description: "Mean temperature, °C." }),
+    tempCMin: t.exposeFloat("tempCMin", { nullable: true, description: "Minimum temperature, °C." }),
+    tempCMax: t.exposeFloat("tempCMax", { nullable: true, description: "Maximum temperature, °C." }),
     rhAvg: t.exposeFloat("rhAvg", { nullable: true, description: "Mean relative humidity, %." }),
-    precipTotalMm: t.exposeFloat("precipTotal", { nullable: true, description: "Rainfall total, mm." }),
+    precipTotalMm: t.exposeFloat("precipTotalMm", { nullable: true, description: "Rainfall total, mm." }),
     pm25Avg: t.exposeFloat("pm25Avg", { nullable: true, description: "Mean PM2.5, µg/m³." }),
     pm10Avg: t.exposeFloat("pm10Avg", { nullable: true, description: "Mean PM10, µg/m³." }),
     aqiAvg: t.exposeInt("aqiAvg", { nullable: true, description: "Mean of the stations' reported AQI." }),

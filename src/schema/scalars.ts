@@ -1,4 +1,4 @@
-/** The `Date` and `DateTime` scalars, in the formats of CONTRACT §2. */
+/** The `Date` and `DateTime` scalars, in the formats of docs/contract.md §2. */
 import { GraphQLError } from "graphql";
 import { builder } from "./builder.js";
 

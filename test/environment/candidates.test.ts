@@ -1,5 +1,5 @@
 /**
- * CONTRACT §5: "the three nearest stations that have a value for that metric"
+ * docs/contract.md §5: "the three nearest stations that have a value for that metric"
  * — however many nearer stations lack it. Thirteen weather stations north of
  * the school, k = 1..13 steps away: all report temperature, only the three
  * farthest (k = 11, 12, 13) report humidity.

@@ -1,5 +1,5 @@
 /**
- * An independent reference for CONTRACT §5, written for the tests from the
+ * An independent reference for docs/contract.md §5, written for the tests from the
  * contract's text and nothing in src/: haversine (R = 6371.0088 km), IDW with
  * weights 1/d² over the three nearest stations having a value, a station closer
  * than 1 m taking all the weight, school-local days through Intl, AQI

@@ -1,6 +1,6 @@
 /**
  * Hand-built exports for the school-environment integration tests
- * (CONTRACT §5), and small helpers shared by test/environment.
+ * (docs/contract.md §5), and small helpers shared by test/environment.
  *
  * Geometry: every station sits due north (weather) or due south (air) of its
  * school, `k` steps of 0.01° of latitude away. Along a meridian the haversine

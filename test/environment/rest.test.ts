@@ -1,6 +1,6 @@
 /**
  * The environment operations of the v1 REST contract (seed operations 7–9,
- * CONTRACT §2 and §5): school references, parameter ranges and messages,
+ * docs/contract.md §2 and §5): school references, parameter ranges and messages,
  * defaults, region filtering, envelopes and the exact shapes, every key
  * present with nulls kept. Expected bodies come from the independent
  * reference in ./expected.ts, whose numbers taiwan.test.ts checks by hand.

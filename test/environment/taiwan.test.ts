@@ -1,5 +1,5 @@
 /**
- * School environment in Taiwan (CONTRACT §5), end to end on PGlite: IDW over
+ * School environment in Taiwan (docs/contract.md §5), end to end on PGlite: IDW over
  * the three nearest stations per metric, outliers of the 4th station left out,
  * a missing metric taken from the next station, the 1 m rule, the 3-hour
  * real-time window, Asia/Taipei day edges, and `data_sources`.
@@ -91,7 +91,7 @@ describe("a Taiwan school with four stations of each kind (NTU)", () => {
     ]);
   });
 
-  it("snapshot: IDW of the three nearest per metric, the 4th station's outliers ignored, CONTRACT rounding", async () => {
+  it("snapshot: IDW of the three nearest per metric, the 4th station's outliers ignored, contract rounding", async () => {
     expect(await snapshot("NTU")).toEqual(NTU_SNAPSHOT);
   });
 

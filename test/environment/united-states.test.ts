@@ -1,5 +1,5 @@
 /**
- * School environment in the United States (CONTRACT §5): days cut at the
+ * School environment in the United States (docs/contract.md §5): days cut at the
  * school's own midnight across the start of daylight saving time on
  * 2026-03-08 (02:00 local), in two time zones three hours apart, and EPA
  * categories.

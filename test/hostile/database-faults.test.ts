@@ -66,7 +66,7 @@ const post =
 const graphql = post("/graphql", GRAPHQL, "application/json");
 const mcp = post("/mcp", MCP_CALL, "application/json, text/event-stream");
 
-/** A REST answer is either the data or the 503 of CONTRACT §2: nothing else. */
+/** A REST answer is either the data or the 503 of docs/contract.md §2: nothing else. */
 function expectRestShape(answer: Answer): void {
   expect(answer.headers.get("content-type")).toBe("application/json; charset=utf-8");
   if (answer.status === 200) {

@@ -1,5 +1,5 @@
 /**
- * `npm run keys -- …` as a process (CONTRACT §7) on an embedded database in a
+ * `npm run keys -- …` as a process (docs/contract.md §7) on an embedded database in a
  * temporary DATA_DIR: create (--json and not), list, set-limits, revoke, and
  * the exit codes and messages of mistakes. Spawns are slow; they are few,
  * and the ones that never open the database run beside the others.

@@ -2,7 +2,7 @@
  * Keys and limits on every surface of one gateway (auth on, canary export,
  * in-memory limits on a fixed clock): REST `/api/v1/*`, `/graphql` (POST and
  * GET) and `/mcp`. Refusals in each surface's own shape, the open paths, the
- * status precedence of CONTRACT §2, the limit headers, one budget per key
+ * status precedence of docs/contract.md §2, the limit headers, one budget per key
  * across surfaces, and no key in any response or log line.
  */
 import { pino } from "pino";
@@ -200,7 +200,7 @@ describe("paths that need no key", () => {
   }
 });
 
-describe("status precedence (CONTRACT §2)", () => {
+describe("status precedence (docs/contract.md §2)", () => {
   it("an unknown path without a key is 404, not 401", async () => {
     const answer = await rest("/api/v1/nope");
     expect(answer.status).toBe(404);
@@ -300,7 +300,7 @@ describe("one budget per key across surfaces", () => {
   });
 });
 
-describe("every keyed request counts once, /mcp included (CONTRACT §8)", () => {
+describe("every keyed request counts once, /mcp included (docs/contract.md §8)", () => {
   it("a request to /mcp with a valid key, a notification included, uses one point of the shared budget", async () => {
     expect((await rest("/api/v1/universities", keys.mcpCount)).headers.get("x-ratelimit-remaining")).toBe("59");
     const viaMcp = await mcp(keys.mcpCount);

@@ -1,5 +1,5 @@
 /**
- * Operations 1, 5 and 6 (CONTRACT §3): universities, papers, conferences,
+ * Operations 1, 5 and 6 (docs/contract.md §3): universities, papers, conferences,
  * over the rich fixture (./fixture.ts). Every response is checked against
  * the OpenAPI document by ./support.ts.
  */

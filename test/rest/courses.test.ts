@@ -1,5 +1,5 @@
 /**
- * Operations 2, 3 and 4 (CONTRACT §3): public courses, one course, course
+ * Operations 2, 3 and 4 (docs/contract.md §3): public courses, one course, course
  * statistics, over the rich fixture (./fixture.ts). Every response is checked
  * against the OpenAPI document by ./support.ts.
  */

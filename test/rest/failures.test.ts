@@ -1,6 +1,6 @@
 /**
  * Failures inside an operation never reach a REST client as GraphQL JSON or
- * with their cause (CONTRACT §2: 500 `{success:false,error:"internal error"}`),
+ * with their cause (docs/contract.md §2: 500 `{success:false,error:"internal error"}`),
  * and a broken operation document stops the start, naming the file.
  */
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * The REST layer as a whole (CONTRACT §1–§2): the root, routing (404), methods
+ * The REST layer as a whole (docs/contract.md §1–§2): the root, routing (404), methods
  * (405, HEAD), parameter rules of every route (defaults, bounds, enums, exact
  * 400 messages, empty and unknown parameters) and the canary check. Every
  * response is checked against the OpenAPI document by ./support.ts.

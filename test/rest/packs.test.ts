@@ -1,5 +1,5 @@
 /**
- * Operations 10 and 11 (CONTRACT §3–§4): public, safety-checked hub Packs,
+ * Operations 10 and 11 (docs/contract.md §3–§4): public, safety-checked hub Packs,
  * over the rich fixture (./fixture.ts). Every response is checked against
  * the OpenAPI document by ./support.ts.
  */

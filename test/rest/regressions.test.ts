@@ -1,7 +1,7 @@
 /**
  * Behaviours fixed after review, each on a fixture of its own: versions
  * published at the same instant order as semantic versions, and a paper
- * with no authors answers `authors: null` (CONTRACT §2: no value is null).
+ * with no authors answers `authors: null` (docs/contract.md §2: no value is null).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canaryExport } from "../support/canary.js";

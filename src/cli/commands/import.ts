@@ -1,5 +1,5 @@
 /**
- * `npm run import -- <file|->`: imports a platform export (CONTRACT §6) into
+ * `npm run import -- <file|->`: imports a platform export (docs/contract.md §6) into
  * the configured database, migrating it first. Exit 0 on success, 1 when the
  * export is refused or unreadable (nothing changed), 2 on a usage error.
  */

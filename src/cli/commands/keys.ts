@@ -1,5 +1,5 @@
 /**
- * `npm run keys -- <command>`: manage API keys (CONTRACT §7).
+ * `npm run keys -- <command>`: manage API keys (docs/contract.md §7).
  *
  *   create --name N [--owner O] [--per-minute N] [--per-day N] [--json]
  *   list [--json]

@@ -19,7 +19,7 @@ const bands = (rows: ReadonlyArray<readonly [number, number, number, number]>): 
   rows.map(([cLo, cHi, iLo, iHi]) => ({ cLo, cHi, iLo, iHi }));
 
 /**
- * Breakpoint tables (see /shared/reference/environment.md).
+ * Breakpoint tables (docs/contract.md §5 says where each applies).
  * EPA: 89 FR 16202 (6 May 2024). MOENV: revision effective 1 January 2025, whose
  * Hazardous range is split into 301–400 and 401–500.
  */

@@ -3,8 +3,8 @@ import { round1, roundInt } from "./rounding.js";
 import type { SourceId, StationRef } from "./sources.js";
 import { StationSet } from "./station-set.js";
 
-/** The daily fields of CONTRACT §5, by their domain names. */
-export const DAILY_FIELDS = ["tempAvg", "tempMin", "tempMax", "rhAvg", "precipTotal", "pm25Avg", "pm10Avg", "aqiAvg"] as const;
+/** The daily fields of docs/contract.md §5, by their domain names. */
+export const DAILY_FIELDS = ["tempCAvg", "tempCMin", "tempCMax", "rhAvg", "precipTotalMm", "pm25Avg", "pm10Avg", "aqiAvg"] as const;
 /** One daily field name. */
 export type DailyField = (typeof DAILY_FIELDS)[number];
 /** A value for every daily field; null where no station had one. */
@@ -32,7 +32,7 @@ export interface SchoolDailyResult {
   readonly stations: StationRef[];
 }
 
-/** Fields rounded to integers; the rest get one decimal (CONTRACT §5). */
+/** Fields rounded to integers; the rest get one decimal (docs/contract.md §5). */
 const INTEGER_FIELDS: ReadonlySet<DailyField> = new Set<DailyField>(["aqiAvg"]);
 
 /** A day with every value null, for a date with no observation yet (the snapshot's "today"). */

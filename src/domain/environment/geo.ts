@@ -4,7 +4,7 @@ export interface LatLon {
   readonly longitude: number;
 }
 
-/** IUGG mean Earth radius, in metres (6371.0088 km), as CONTRACT §5 prescribes. */
+/** IUGG mean Earth radius, in metres (6371.0088 km), as docs/contract.md §5 prescribes. */
 export const EARTH_RADIUS_M = 6_371_008.8;
 
 const toRad = (deg: number): number => (deg * Math.PI) / 180;

@@ -35,7 +35,7 @@ const hasValue = (s: IdwSample): boolean => s.value != null && !Number.isNaN(s.v
 
 /**
  * Shepard inverse-distance weighting (power 2) over the `k` nearest samples that have
- * a value (CONTRACT §5). Samples without a value are skipped before choosing, so the
+ * a value (docs/contract.md §5). Samples without a value are skipped before choosing, so the
  * next-nearest station takes a missing station's place.
  *
  * - Order: by distance, ties broken by `stationId` (code-unit order) so results are stable.

@@ -1,6 +1,6 @@
 /**
  * Environment domain: distances, inverse-distance weighting, AQI standards, school-local days,
- * and the school-level real-time and daily aggregates of CONTRACT §5. Pure functions only.
+ * and the school-level real-time and daily aggregates of docs/contract.md §5. Pure functions only.
  */
 export { EARTH_RADIUS_M, haversineMeters } from "./geo.js";
 export { idw, type IdwResult } from "./idw.js";

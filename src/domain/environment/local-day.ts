@@ -1,5 +1,5 @@
 /**
- * Calendar days in a school's IANA time zone (CONTRACT §5: a day is [00:00, 24:00) local).
+ * Calendar days in a school's IANA time zone (docs/contract.md §5: a day is [00:00, 24:00) local).
  * Everything goes through Intl.DateTimeFormat, so DST and historical offsets follow the
  * runtime's tz database. An unknown zone makes Intl throw a RangeError.
  */

@@ -45,11 +45,11 @@ export interface SchoolRealtime {
   readonly stations: StationRef[];
 }
 
-/** The real-time window of CONTRACT §5. */
+/** The real-time window of docs/contract.md §5. */
 export const REALTIME_WINDOW_MS = 3 * 60 * 60 * 1000;
 
 /**
- * The school's real-time `aqi`, `pm25_ugm3`, `observed_at_utc` and `aqi_status` (CONTRACT §5):
+ * The school's real-time `aqi`, `pm25_ugm3`, `observed_at_utc` and `aqi_status` (docs/contract.md §5):
  * each metric IDW-weighted on its own over the three nearest stations with a reading.
  */
 export function schoolRealtime(stations: readonly StationLatest[], opts: RealtimeOptions): SchoolRealtime {

@@ -53,14 +53,14 @@ export function truncateDecimals(x: number, decimals: number): number {
   return applyAtDecimals(x, decimals, Math.floor);
 }
 
-/** Rounds to one decimal, half away from zero (CONTRACT §5: everything but AQI). */
+/** Rounds to one decimal, half away from zero (docs/contract.md §5: everything but AQI). */
 export function round1(x: number): number;
 export function round1(x: number | null | undefined): number | null;
 export function round1(x: number | null | undefined): number | null {
   return x == null ? null : roundHalfAwayFromZero(x, 1);
 }
 
-/** Rounds to an integer, half away from zero (CONTRACT §5: AQI values). */
+/** Rounds to an integer, half away from zero (docs/contract.md §5: AQI values). */
 export function roundInt(x: number): number;
 export function roundInt(x: number | null | undefined): number | null;
 export function roundInt(x: number | null | undefined): number | null {

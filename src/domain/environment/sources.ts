@@ -31,12 +31,12 @@ export interface StationRef {
   readonly source: SourceId;
 }
 
-/** One `data_sources` entry of a response (CONTRACT §5). */
+/** One `data_sources` entry of a response (docs/contract.md §5). */
 export interface DataSource {
   readonly id: SourceId;
   readonly name: string;
   readonly kind: StationKind;
-  readonly station_ids: string[];
+  readonly stationIds: string[];
 }
 
 const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -62,6 +62,6 @@ export function dataSources(used: Iterable<StationRef>): DataSource[] {
     id,
     name: SOURCES[id].name,
     kind: SOURCES[id].kind,
-    station_ids: [...(ids.get(id) ?? [])].sort(byCodeUnits),
+    stationIds: [...(ids.get(id) ?? [])].sort(byCodeUnits),
   }));
 }

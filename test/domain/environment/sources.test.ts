@@ -11,8 +11,8 @@ describe("dataSources", () => {
       { source: "nws", stationId: "KNYC" },
     ];
     expect(dataSources(used)).toEqual([
-      { id: "airnow", name: "AirNow (U.S. Environmental Protection Agency)", kind: "air", station_ids: ["360050110", "360610135"] },
-      { id: "nws", name: "National Weather Service (United States)", kind: "weather", station_ids: ["KJFK", "KNYC"] },
+      { id: "airnow", name: "AirNow (U.S. Environmental Protection Agency)", kind: "air", stationIds: ["360050110", "360610135"] },
+      { id: "nws", name: "National Weather Service (United States)", kind: "weather", stationIds: ["KJFK", "KNYC"] },
     ]);
   });
 

@@ -204,7 +204,7 @@ export async function importExport(db: Database, input: Readable, options: Impor
       papers: papers.length,
       conferences: conferences.length,
       hubPacks: hub_packs.length,
-      packVersions: versionRows(hub_packs).length,
+      packVersions: hub_packs.reduce((n, p) => n + p.versions.length, 0),
       stations: stations.length,
       observations,
     };

@@ -18,8 +18,8 @@
  *   npm run bench:cost
  *   npm run bench:cost -- --seconds 5 --clients 8
  */
-import { parseArgs } from "node:util";
 import pg from "pg";
+import { type CommandLine, commandLine, integerOption } from "../src/cli/args.js";
 import { openDatabase } from "../src/db/driver.js";
 import { DEMO_UNIVERSITIES } from "../src/demo/index.js";
 import { KeyStore } from "../src/keys/store.js";
@@ -27,20 +27,22 @@ import { MAX_COST } from "../src/schema/cost.js";
 import { request, startGateway, stopAllGateways, waitReady, type GatewayProcess } from "../test/support/gateway-process.js";
 import { startPostgres } from "../test/support/servers.js";
 
-const { values } = parseArgs({
+const LINE = {
+  name: "bench:cost",
+  usage: `usage: npm run bench:cost -- [--seconds N] [--clients N] [--only TEXT]
+
+Prices the costliest accepted GraphQL requests on a private PostgreSQL and
+measures them against --clients other clients for --seconds each; --only
+keeps the attacks whose name contains TEXT.`,
   options: {
     seconds: { type: "string", default: "10" },
     clients: { type: "string", default: "8" },
     only: { type: "string" },
-    help: { type: "boolean", short: "h", default: false },
   },
-});
-if (values.help) {
-  console.log("usage: npm run bench:cost [-- --seconds N] [--clients N] [--only TEXT (attacks whose name contains it)]");
-  process.exit(0);
-}
-const SECONDS = Number(values.seconds);
-const CLIENTS = Number(values.clients);
+} satisfies CommandLine;
+const { values } = commandLine(LINE);
+const SECONDS = integerOption(LINE, "seconds", values.seconds, 1);
+const CLIENTS = integerOption(LINE, "clients", values.clients, 1);
 
 const D = "daily { dateLocal tempCAvg tempCMin tempCMax rhAvg precipTotalMm pm25Avg pm10Avg aqiAvg } dataSources { id stationIds }";
 const aliases = (n: number, field: (i: number) => string) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: ${field(i)}`).join(" ")} }`;

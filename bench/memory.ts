@@ -11,9 +11,18 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { commandLine } from "../src/cli/args.js";
 import { cli } from "../test/support/cli.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../test/support/gateway-process.js";
 import { demoExportChunks } from "../src/demo/index.js";
+commandLine({
+  name: "bench:memory",
+  usage: `usage: npm run bench:memory
+
+Resident memory of the gateway on the embedded database: after the first
+start, after 300 requests, during a 60-day import, and after a restart.`,
+  options: {},
+});
 const dataDir = join(mkdtempSync(join(tmpdir(), "bench-memory-")), "data");
 const kb = (pid: number, field: string) =>
   Number(readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+)`))![1]) / 1024;

@@ -15,8 +15,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { parseArgs } from "node:util";
 import pg from "pg";
+import { type CommandLine, commandLine, integerOption } from "../src/cli/args.js";
 import { createReadClient } from "../src/db/client.js";
 import { type Database, openDatabase } from "../src/db/driver.js";
 import { migrate } from "../src/db/migrate.js";
@@ -24,15 +24,23 @@ import { Rng } from "../src/demo/random.js";
 import { importExport } from "../src/import/apply.js";
 import { createGateway } from "../src/server.js";
 
-const { values } = parseArgs({
+const LINE = {
+  name: "bench:environment",
+  usage: `usage: npm run bench:environment -- [--pglite] [--days N] [--runs N]
+
+Imports a synthetic Taiwan-scale export (1,215 weather and 84 air stations,
+hourly for --days days, default 90) into PostgreSQL at TEST_DATABASE_URL (or
+PGlite with --pglite), then times the history and snapshot operations over
+--runs runs (default 20).`,
   options: {
     pglite: { type: "boolean", default: false },
     days: { type: "string", default: "90" },
     runs: { type: "string", default: "20" },
   },
-});
-const DAYS = Number(values.days);
-const RUNS = Number(values.runs);
+} satisfies CommandLine;
+const { values } = commandLine(LINE);
+const DAYS = integerOption(LINE, "days", values.days, 1);
+const RUNS = integerOption(LINE, "runs", values.runs, 1);
 const WEATHER = 1215;
 const AIR = 84;
 const SCHOOLS = 100;

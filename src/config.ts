@@ -8,20 +8,40 @@ import { MAX_COST } from "./schema/cost.js";
 
 const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
 
-const ConfigSchema = z.object({
-  PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(4000)),
-  HOST: z.preprocess(emptyAsUndefined, z.string().default("127.0.0.1")),
-  DATABASE_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
-  DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default("./data")),
-  REDIS_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
-  RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(60)),
-  RATE_LIMIT_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(10_000)),
-  DB_STATEMENT_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(600_000).default(3_000)),
-  DB_ACQUIRE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(600_000).default(2_000)),
-  REQUEST_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(600_000).default(5_000)),
-  QUERY_MAX_COST: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(MAX_COST)),
-  CORS_ORIGINS: z.preprocess(
-    emptyAsUndefined,
+/** An environment variable: how it is read (empty means unset), and what it allows, as errors and the README say it. */
+const variable = <T extends z.ZodType>(schema: T, allowed: string) => ({
+  schema: z.preprocess(emptyAsUndefined, schema),
+  allowed,
+});
+const integer = (min: number, max: number, fallback: number) =>
+  variable(
+    z.coerce.number().int().min(min).max(max).default(fallback),
+    `an integer from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")} (default ${fallback})`,
+  );
+const url = (schemes: string[], example: string) =>
+  variable(
+    z
+      .string()
+      .refine((value) => URL.canParse(value) && schemes.includes(new URL(value).protocol))
+      .optional(),
+    `a URL like ${example}, or unset`,
+  );
+
+/** Every variable the process reads, validated once at start (docs/contract.md §7). */
+export const VARIABLES = {
+  PORT: integer(0, 65_535, 4000),
+  HOST: variable(z.string().default("127.0.0.1"), "an address to listen on (default 127.0.0.1)"),
+  DATABASE_URL: url(["postgres:", "postgresql:"], "postgresql://user@host:5432/db"),
+  DATA_DIR: variable(z.string().default("./data"), "a directory (default ./data)"),
+  REDIS_URL: url(["redis:", "rediss:"], "redis://host:6379"),
+  RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000, 60),
+  RATE_LIMIT_PER_DAY: integer(1, 1_000_000_000, 10_000),
+  DB_STATEMENT_TIMEOUT_MS: integer(100, 600_000, 3_000),
+  DB_ACQUIRE_TIMEOUT_MS: integer(100, 600_000, 2_000),
+  REQUEST_TIMEOUT_MS: integer(100, 600_000, 5_000),
+  SHUTDOWN_TIMEOUT_MS: integer(0, 600_000, 10_000),
+  QUERY_MAX_COST: integer(1, 100_000_000, MAX_COST),
+  CORS_ORIGINS: variable(
     z
       .string()
       .transform((list) =>
@@ -30,11 +50,24 @@ const ConfigSchema = z.object({
           .map((o) => o.trim())
           .filter(Boolean),
       )
-      .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, "each origin is scheme://host[:port], like https://app.example.org")))
+      .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/)))
       .optional(),
+    "comma-separated origins like https://app.example.org, or unset",
   ),
-  LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info")),
-});
+  LOG_LEVEL: variable(
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    "fatal, error, warn, info, debug, trace or silent (default info)",
+  ),
+};
+
+const ConfigSchema = z.object(
+  Object.fromEntries(Object.entries(VARIABLES).map(([name, v]) => [name, v.schema])) as {
+    [K in keyof typeof VARIABLES]: (typeof VARIABLES)[K]["schema"];
+  },
+);
+
+/** A configuration value is not allowed: the message names each variable and what it allows, on one line. */
+export class ConfigError extends Error {}
 
 export interface Config {
   /** TCP port the HTTP server listens on. */
@@ -61,14 +94,20 @@ export interface Config {
   corsOrigins: string[] | undefined;
   /** pino log level. */
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** Longest a shutdown waits for requests in flight before it closes the rest. */
+  shutdownTimeoutMs: number;
 }
 
-/** Reads and validates the configuration; throws with every problem named. */
+/**
+ * Reads and validates the configuration; throws a {@link ConfigError} naming
+ * every bad variable and what it allows. Values are never repeated: a
+ * connection string may hold a password.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = ConfigSchema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
-    throw new Error(`invalid configuration: ${problems.join("; ")}`);
+    const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0])))] as (keyof typeof VARIABLES)[];
+    throw new ConfigError(`invalid configuration: ${names.map((name) => `${name} must be ${VARIABLES[name].allowed}`).join("; ")}`);
   }
   const c = parsed.data;
   return {
@@ -84,5 +123,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queryMaxCost: c.QUERY_MAX_COST,
     corsOrigins: c.CORS_ORIGINS,
     logLevel: c.LOG_LEVEL,
+    shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
   };
 }

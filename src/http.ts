@@ -4,8 +4,9 @@
  * malformed or oversized header, garbage); those refusals are answered here,
  * in JSON like every other answer, instead of an empty 400.
  */
-import { createServer, type RequestListener, type Server } from "node:http";
+import { createServer, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { failure } from "./refusal.js";
 
 /** Node's parser error codes, and what the client is told. */
@@ -24,9 +25,19 @@ function refusal(code: string | undefined): { status: number; message: string } 
 
 const REASONS: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" };
 
+/** The answers being written by each server, so that a drain can close their connections after them. */
+const inFlight = new WeakMap<Server, Set<ServerResponse>>();
+
 /** A server answering with `handler`, its parser's refusals in JSON. */
 export function createHttpServer(handler: RequestListener): Server {
-  const server = createServer(handler);
+  const answers = new Set<ServerResponse>();
+  const server = createServer((request, response) => {
+    answers.add(response);
+    response.once("close", () => answers.delete(response));
+    if (!server.listening) response.setHeader("connection", "close");
+    handler(request, response);
+  });
+  inFlight.set(server, answers);
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
     if (error.code === "ECONNRESET" || !socket.writable) {
       socket.destroy();
@@ -40,4 +51,19 @@ export function createHttpServer(handler: RequestListener): Server {
     );
   });
   return server;
+}
+
+/**
+ * Stops `server` gracefully: it accepts no new connection, idle keep-alive
+ * connections are closed, and each answer in flight is written whole and
+ * then closes its connection (`Connection: close`). Resolves `true` when the
+ * last one is done, or `false` after `timeoutMs`, having cut the rest.
+ */
+export async function drain(server: Server, timeoutMs: number): Promise<boolean> {
+  const closed = new Promise<boolean>((resolve) => server.close(() => resolve(true)));
+  for (const response of inFlight.get(server) ?? []) if (!response.headersSent) response.setHeader("connection", "close");
+  server.closeIdleConnections();
+  const inTime = await Promise.race([closed, sleep(timeoutMs, false, { ref: false })]);
+  if (!inTime) server.closeAllConnections();
+  return inTime;
 }

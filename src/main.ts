@@ -11,7 +11,8 @@ import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import { serveCommands } from "./cli/channel.js";
 import { DATABASE_COMMANDS } from "./cli/commands/index.js";
-import { loadConfig } from "./config.js";
+import { commandLine } from "./cli/args.js";
+import { type Config, ConfigError, loadConfig } from "./config.js";
 import { createReadClient } from "./db/client.js";
 import { DataDirError, openDatabase } from "./db/driver.js";
 import { migrate } from "./db/migrate.js";
@@ -22,10 +23,28 @@ import { KeyStore } from "./keys/store.js";
 import { RateLimits } from "./limits/rate-limits.js";
 import { connectRedis } from "./limits/redis.js";
 import { createLogger } from "./logger.js";
-import { createHttpServer } from "./http.js";
+import { createHttpServer, drain } from "./http.js";
 import { createGateway } from "./server.js";
 
-const config = loadConfig();
+commandLine({
+  name: "start",
+  usage: `usage: npm start
+
+Serves the gateway: /graphql, /api/v1, /mcp, /metrics. It opens the database
+(embedded PGlite in DATA_DIR unless DATABASE_URL is set), applies pending
+migrations and, into an empty database, imports the demo data. It is
+configured by environment variables only; the README lists them.`,
+  options: {},
+});
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`npm start: ${error.message}\n`);
+  process.exit(2);
+}
 const log = createLogger(config.logLevel);
 
 // The embedded database has one owner (src/db/owner.ts): this gateway, which
@@ -100,24 +119,32 @@ server.listen(config.port, config.host, () => {
   }
 });
 
-/** Longest a shutdown may take before the process exits anyway. */
-const SHUTDOWN_LIMIT_MS = 10_000;
+/**
+ * Graceful shutdown: stop accepting, let the requests in flight finish (up to
+ * SHUTDOWN_TIMEOUT_MS, then their connections are cut), and only then close
+ * the command socket, Redis and the database (PGlite flushes its directory),
+ * and exit 0.
+ */
 let stopping = false;
-function stop(): void {
-  // A signal may come twice (a process group's and the one tsx relays to its
-  // child): the second must not cut the first one's close short.
+async function stop(signal: NodeJS.Signals): Promise<void> {
+  // A second signal (an impatient operator, or a process group's and a
+  // parent's) must not cut the first one's close short.
   if (stopping) return;
   stopping = true;
-  setTimeout(() => process.exit(1), SHUTDOWN_LIMIT_MS).unref();
-  server.close();
+  log.info({ signal }, "stopping: no new connections; waiting for the requests in flight");
+  // Past the wait and as long again for closing, the process ends anyway.
+  setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 10_000).unref();
+  if (!(await drain(server, config.shutdownTimeoutMs))) {
+    log.warn({ timeoutMs: config.shutdownTimeoutMs }, "requests still in flight at SHUTDOWN_TIMEOUT_MS: their connections were cut");
+  }
   commands?.close();
   redis?.disconnect();
-  void prisma
-    .$disconnect()
-    .finally(() => db.close())
-    .finally(() => process.exit(0));
+  await prisma.$disconnect().catch(() => undefined);
+  await db.close().catch((error: unknown) => log.error({ err: String(error) }, "closing the database failed"));
+  log.info("stopped");
+  process.exit(0);
 }
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, stop);
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stop(signal));
 
 /**
  * The command socket: in the user's runtime directory (or the temporary one),

@@ -8,6 +8,7 @@ import { open } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { inspect } from "node:util";
 import type { Database } from "../db/driver.js";
+import type { CommandLine, UsageAnswer } from "./args.js";
 
 /** Where a command writes, and what it reads. */
 export interface CommandIO {
@@ -36,6 +37,8 @@ export interface CommandSpec {
   name: string;
   /** Prefix of the one-line message when it fails. */
   prefix: string;
+  /** Its command line: `--help` and usage errors are answered from it before anything is opened. */
+  line: CommandLine;
   run: Command;
   /** The argument that names the command's input file (or `-`), if it reads one. */
   inputOf?: (args: string[]) => string | undefined;
@@ -43,6 +46,12 @@ export interface CommandSpec {
   sendArgs?: (args: string[]) => string[];
   /** The command replaces the database: it never runs inside a gateway, and refuses while one serves. */
   exclusive?: boolean;
+}
+
+/** Gives the answer of a command line that is not run (`--help`, or a usage error); resolves to its exit code. */
+export function answerUsage(io: CommandIO, read: UsageAnswer): number {
+  io[read.stream](read.text);
+  return read.code;
 }
 
 /** An error's message on one line. */

@@ -3,38 +3,29 @@
  * the deterministic demo export (docs/contract.md §6) to a file, or to standard
  * output by default, ready for `npm run import`.
  */
-import { parseArgs } from "node:util";
 import { writeDemoExportFile } from "../demo/index.js";
+import { type CommandLine, commandLine, integerOption } from "./args.js";
 
-const USAGE = "usage: npm run demo-data -- [file|-] [--seed N] [--days N] [--now 2026-11-20T00:00:00Z]";
+const LINE = {
+  name: "demo-data",
+  usage: `usage: npm run demo-data -- [file|-] [--seed N] [--days N] [--now 2026-11-20T00:00:00Z]
+
+Writes the deterministic demo export (to standard output by default), ready
+for npm run import.`,
+  options: { seed: { type: "string" }, days: { type: "string" }, now: { type: "string" } },
+  positionals: { min: 0, max: 1 },
+} satisfies CommandLine;
 
 function fail(message: string): never {
-  process.stderr.write(`demo-data: ${message}\n${USAGE}\n`);
+  process.stderr.write(`demo-data: ${message}\n${LINE.usage}\n`);
   process.exit(2);
 }
 
-const parse = () =>
-  parseArgs({
-    allowPositionals: true,
-    options: { seed: { type: "string" }, days: { type: "string" }, now: { type: "string" } },
-  });
-let parsed: ReturnType<typeof parse>;
-try {
-  parsed = parse();
-} catch (error) {
-  fail((error as Error).message);
-}
-const { values, positionals } = parsed;
-if (positionals.length > 1) fail("give at most one output file");
-const integer = (name: string, raw: string | undefined, min: number) => {
-  if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < min) fail(`--${name} must be an integer of at least ${min}`);
-  return Number(raw);
-};
+const { values, positionals } = commandLine(LINE);
 const now = values.now === undefined ? undefined : new Date(values.now);
 if (now && Number.isNaN(now.getTime())) fail("--now must be an ISO 8601 instant");
-const seed = integer("seed", values.seed, 0);
-const days = integer("days", values.days, 1);
+const seed = integerOption(LINE, "seed", values.seed, 0);
+const days = integerOption(LINE, "days", values.days, 1);
 const stats = await writeDemoExportFile(positionals[0] ?? "-", {
   ...(seed !== undefined ? { seed } : {}),
   ...(days !== undefined ? { days } : {}),

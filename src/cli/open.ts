@@ -11,12 +11,13 @@
  * takes the directory for as long as it runs.
  */
 import { mkdirSync } from "node:fs";
-import { loadConfig } from "../config.js";
+import { ConfigError, loadConfig } from "../config.js";
 import { type Database, openDatabase } from "../db/driver.js";
 import { migrate } from "../db/migrate.js";
 import { claim, ownedMessage, ownerOf } from "../db/owner.js";
+import { readArgs } from "./args.js";
 import { forward } from "./channel.js";
-import { type CommandIO, type CommandSpec, oneLine, openInput, type WithDatabase } from "./command.js";
+import { answerUsage, type CommandIO, type CommandSpec, oneLine, openInput, type WithDatabase } from "./command.js";
 
 /** Opens the configured database and applies its pending migrations. */
 export async function openMigrated(env: NodeJS.ProcessEnv = process.env): Promise<{ db: Database; applied: string[] }> {
@@ -32,14 +33,15 @@ export async function openMigrated(env: NodeJS.ProcessEnv = process.env): Promis
 
 /**
  * Runs a command: `main` resolves to the exit code; anything it throws is
- * printed as `<prefix>: <message>` on stderr and exits 1.
+ * printed as `<prefix>: <message>` on stderr and exits 1 (2 for a bad
+ * configuration, which is the user's to fix like a usage error).
  */
 export function run(prefix: string, main: () => Promise<number>): void {
   main().then(
     (code) => process.exit(code),
     (error: unknown) => {
       process.stderr.write(`${prefix}: ${oneLine(error)}\n`);
-      process.exit(1);
+      process.exit(error instanceof ConfigError ? 2 : 1);
     },
   );
 }
@@ -59,6 +61,10 @@ export const processIO: CommandIO = {
 export function runCommand(spec: CommandSpec): void {
   run(spec.prefix, async () => {
     const args = process.argv.slice(2);
+    // --help and usage mistakes are answered here, before the configuration
+    // is read or a database or gateway is touched.
+    const read = readArgs(spec.line, args);
+    if (!read.ok) return answerUsage(processIO, read);
     const config = loadConfig();
     if (config.databaseUrl) return spec.run(args, processIO, withOpened);
     const owner = ownerOf(config.dataDir);

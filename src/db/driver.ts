@@ -27,6 +27,18 @@ export interface Database {
   close(): Promise<void>;
   /** The embedded database's whole directory as a gzipped tar (PGlite's dump); absent on a server. */
   dump?(): Promise<Blob>;
+  /** A server's connection pool, as it is now; absent on the embedded database (one connection, in the process). */
+  poolStats?(): PoolStats;
+}
+
+/** Connection counts of a PostgreSQL pool. */
+export interface PoolStats {
+  /** Connections open, busy or idle. */
+  total: number;
+  /** Connections open and idle. */
+  idle: number;
+  /** Requests waiting for a connection. */
+  waiting: number;
 }
 
 export interface OpenOptions {
@@ -173,5 +185,6 @@ async function openPostgres(connectionString: string, options: OpenOptions): Pro
     close: async () => {
       await pool.end();
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }

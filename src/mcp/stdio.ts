@@ -7,7 +7,19 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ROUTES } from "../../rest/routes.js";
+import { commandLine } from "../cli/args.js";
 import { registerTools } from "./tools.js";
+
+commandLine({
+  name: "mcp:stdio",
+  usage: `usage: npm run mcp:stdio
+
+The MCP server over standard input and output, for clients that launch a
+command (as npm run -s mcp:stdio, so that npm prints nothing on standard
+output). Its tools call the running gateway's REST API at UEDU_API_BASE_URL
+(default http://127.0.0.1:4000) with the key in UEDU_API_KEY (required).`,
+  options: {},
+});
 
 const key = process.env.UEDU_API_KEY;
 const base = (process.env.UEDU_API_BASE_URL || "http://127.0.0.1:4000").replace(/\/+$/, "");

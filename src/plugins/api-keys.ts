@@ -35,6 +35,17 @@ export interface ApiKeyGuard {
   plugin: Plugin;
   /** Checks one request; a Response means refuse it with that response. */
   authorize(request: Request, surface: Surface): Promise<Response | undefined>;
+  /** What the check of a request found (for the access log and metrics); undefined if it was not checked. */
+  outcomeOf(request: Request): KeyOutcome | undefined;
+}
+
+/** Why a request's key was refused: 401 (`missing`, `malformed`, `invalid`), 429 (a window, or `failed_checks`), or 503/500. */
+export type KeyRefusal = "missing" | "malformed" | "invalid" | "minute" | "day" | "failed_checks" | "unavailable" | "error";
+
+/** What checking a request's key found: the key's id when it was valid, and the refusal if there was one. */
+export interface KeyOutcome {
+  keyId?: number;
+  refusal?: KeyRefusal;
 }
 
 const REALM = 'Bearer realm="public-data-api"';
@@ -47,26 +58,33 @@ const isGraphiQLPage = (request: Request, url: URL) =>
 
 export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
   const granted = new WeakMap<Request, Record<string, string>>();
+  const outcomes = new WeakMap<Request, KeyOutcome>();
   /** The peer address of each request that came over a socket. */
   const addresses = new WeakMap<Request, string>();
   const allowedFailures = options.failedChecksPerMinute ?? 30;
   const failures = new RateLimiterMemory({ keyPrefix: "key-check-failures", points: allowedFailures, duration: 60 });
 
   async function authorize(request: Request, surface: Surface): Promise<Response | undefined> {
-    const refuse = (status: number, message: string, code: string, headers: Record<string, string> = {}) =>
-      new Response(refusalBody(surface, message, { graphql: code, rpc: MCP_CODES[code] ?? -32603 }), {
+    const outcome: KeyOutcome = {};
+    outcomes.set(request, outcome);
+    const refuse = (refusal: KeyRefusal, status: number, message: string, code: string, headers: Record<string, string> = {}) => {
+      outcome.refusal = refusal;
+      return new Response(refusalBody(surface, message, { graphql: code, rpc: MCP_CODES[code] ?? -32603 }), {
         status,
         headers: { "content-type": "application/json; charset=utf-8", ...headers },
       });
+    };
     const presented = bearerKey(request.headers.get("authorization"));
     if ("problem" in presented && presented.problem === "missing") {
-      return refuse(401, "an API key is required: send Authorization: Bearer <API_KEY>", "UNAUTHENTICATED", { "www-authenticate": REALM });
+      return refuse("missing", 401, "an API key is required: send Authorization: Bearer <API_KEY>", "UNAUTHENTICATED", {
+        "www-authenticate": REALM,
+      });
     }
     const address = addresses.get(request);
     const failed = address ? await failures.get(address) : null;
     if (failed && failed.consumedPoints >= allowedFailures) {
       const retry = Math.max(1, Math.ceil(failed.msBeforeNext / 1000));
-      return refuse(429, `too many failed API key checks from this address; retry in ${retry} s`, "RATE_LIMITED", {
+      return refuse("failed_checks", 429, `too many failed API key checks from this address; retry in ${retry} s`, "RATE_LIMITED", {
         "retry-after": String(retry),
       });
     }
@@ -75,7 +93,7 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
     };
     if ("problem" in presented) {
       await fail();
-      return refuse(401, "malformed Authorization header: expected Bearer <API_KEY>", "UNAUTHENTICATED", {
+      return refuse("malformed", 401, "malformed Authorization header: expected Bearer <API_KEY>", "UNAUTHENTICATED", {
         "www-authenticate": `${REALM}, error="invalid_request"`,
       });
     }
@@ -85,19 +103,23 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
       key = await options.keys.verify(presented.key);
       if (!key) {
         await fail();
-        return refuse(401, "invalid or revoked API key", "UNAUTHENTICATED", { "www-authenticate": `${REALM}, error="invalid_token"` });
+        return refuse("invalid", 401, "invalid or revoked API key", "UNAUTHENTICATED", {
+          "www-authenticate": `${REALM}, error="invalid_token"`,
+        });
       }
+      outcome.keyId = key.id;
       decision = await options.limits.take(key.id, key);
     } catch (error) {
       options.onError?.(error);
       return isUnavailable(error)
-        ? refuse(503, UNAVAILABLE_MESSAGE, "SERVICE_UNAVAILABLE", { "retry-after": String(RETRY_AFTER_SECONDS) })
-        : refuse(500, "internal error", "INTERNAL_SERVER_ERROR");
+        ? refuse("unavailable", 503, UNAVAILABLE_MESSAGE, "SERVICE_UNAVAILABLE", { "retry-after": String(RETRY_AFTER_SECONDS) })
+        : refuse("error", 500, "internal error", "INTERNAL_SERVER_ERROR");
     }
     const headers = limitHeaders(decision, decision.at);
     if (!decision.allowed) {
       const limit = decision.limits[decision.refusedBy];
       return refuse(
+        decision.refusedBy,
         429,
         `rate limit exceeded: ${limit} requests per ${decision.refusedBy}; retry in ${decision.retryAfterSeconds} s`,
         "RATE_LIMITED",
@@ -124,5 +146,5 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
       if (headers) for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
     },
   };
-  return { plugin, authorize };
+  return { plugin, authorize, outcomeOf: (request) => outcomes.get(request) };
 }

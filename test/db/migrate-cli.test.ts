@@ -40,11 +40,11 @@ describe("npm run db:migrate", () => {
     }
   }, 60_000);
 
-  it("fails with one line and exit 1 on a bad configuration or an unreachable server", async () => {
+  it("fails with one line: exit 2 on a bad configuration, exit 1 on an unreachable server", async () => {
     expect(await migrateCli({ DATABASE_URL: "not a url" })).toEqual({
-      code: 1,
+      code: 2,
       stdout: "",
-      stderr: "db:migrate failed: invalid configuration: DATABASE_URL: Invalid URL\n",
+      stderr: "db:migrate failed: invalid configuration: DATABASE_URL must be a URL like postgresql://user@host:5432/db, or unset\n",
     });
     expect(await migrateCli({ DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none" })).toEqual({
       code: 1,

@@ -6,7 +6,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const TSX = join(ROOT, "node_modules", ".bin", "tsx");
+/** Node with tsx as a loader: one process, so signals reach the command itself (tsx's own binary relays them, and SIGKILLs a child slow to answer). */
+const NODE_TSX = [process.execPath, "--import", "tsx"] as const;
 
 export interface CliRun {
   code: number | null;
@@ -34,7 +35,12 @@ export function cli(dataDir: string, script: string, args: string[], options: Cl
   const timeoutMs = options.timeoutMs ?? 90_000;
   return new Promise((resolve, reject) => {
     // Its own process group, so that a test can kill tsx and its node together (kill(-pid)).
-    const child = spawn(TSX, [`src/cli/${script}.ts`, ...args], { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), `src/cli/${script}.ts`, ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
     let stdout = "";
     let stderr = "";
     const timer = setTimeout(() => {

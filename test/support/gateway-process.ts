@@ -9,7 +9,13 @@ import { join } from "node:path";
 import { freePorts } from "./servers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const TSX = join(ROOT, "node_modules", ".bin", "tsx");
+/**
+ * Node with tsx as a loader, as `npm start` runs it: one process, so SIGTERM
+ * reaches the gateway itself. (tsx's own binary relays signals to a child
+ * and SIGKILLs it when it does not acknowledge within 30 ms, as a busy
+ * machine may not: a graceful stop became exit 143.)
+ */
+const NODE_TSX = [process.execPath, "--import", "tsx"] as const;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface GatewayProcess {
@@ -38,7 +44,7 @@ const running: GatewayProcess[] = [];
 /** Starts `src/main.ts` with `env` (on `port`, or a free one); `LOG_LEVEL` is silent unless given. */
 export async function startGateway(name: string, env: Record<string, string>, port?: number): Promise<GatewayProcess> {
   const listen = port ?? (await freePorts(1))[0]!;
-  const child = spawn(TSX, ["src/main.ts"], {
+  const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), "src/main.ts"], {
     cwd: ROOT,
     env: { ...process.env, HOST: "127.0.0.1", PORT: String(listen), LOG_LEVEL: "silent", ...env },
     stdio: ["ignore", "pipe", "pipe"],

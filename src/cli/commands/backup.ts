@@ -15,19 +15,33 @@ import { loadConfig } from "../../config.js";
 import { openPGlite } from "../../db/driver.js";
 import { migrate } from "../../db/migrate.js";
 import { claim, LOCK_FILE, ownedMessage } from "../../db/owner.js";
-import type { Command, CommandSpec } from "../command.js";
+import { type CommandLine, readArgs } from "../args.js";
+import { answerUsage, type Command, type CommandSpec } from "../command.js";
 
-const BACKUP_USAGE = "usage: npm run db:backup -- <file>  (a gzipped tar of the embedded database)";
-const RESTORE_USAGE = "usage: npm run db:restore -- <file>  (a file written by npm run db:backup)";
+const BACKUP = {
+  name: "db:backup",
+  usage: `usage: npm run db:backup -- <file>
 
-const oneFile = (args: string[]) => args.length === 1 && args[0] !== "" && !args[0]!.startsWith("-");
+Writes a copy of the embedded database (a gzipped tar of DATA_DIR) to <file>,
+also while a gateway serves.`,
+  options: {},
+  positionals: { min: 1, max: 1 },
+} satisfies CommandLine;
+
+const RESTORE = {
+  name: "db:restore",
+  usage: `usage: npm run db:restore -- <file>
+
+Replaces DATA_DIR with a copy written by npm run db:backup; the previous
+directory is kept beside it. Refuses while a gateway or command has it open.`,
+  options: {},
+  positionals: { min: 1, max: 1 },
+} satisfies CommandLine;
 
 const backup: Command = async (args, io, withDatabase) => {
-  if (!oneFile(args)) {
-    io.err(`${BACKUP_USAGE}\n`);
-    return 2;
-  }
-  const file = resolve(args[0]!);
+  const read = readArgs(BACKUP, args);
+  if (!read.ok) return answerUsage(io, read);
+  const file = resolve(read.positionals[0]!);
   return withDatabase(async (db) => {
     if (!db.dump) throw new Error("db:backup copies the embedded database; for a PostgreSQL server use pg_dump");
     const bytes = Buffer.from(await (await db.dump()).arrayBuffer());
@@ -42,19 +56,21 @@ const backup: Command = async (args, io, withDatabase) => {
 export const backupCommand: CommandSpec = {
   name: "db:backup",
   prefix: "db:backup failed",
+  line: BACKUP,
   run: backup,
   // The gateway that writes the copy resolves the path as the command line would.
-  sendArgs: (args) => (oneFile(args) ? [resolve(args[0]!)] : args),
+  sendArgs: (args) => {
+    const read = readArgs(BACKUP, args);
+    return read.ok ? [resolve(read.positionals[0]!)] : args;
+  },
 };
 
 const restore: Command = async (args, io) => {
-  if (!oneFile(args)) {
-    io.err(`${RESTORE_USAGE}\n`);
-    return 2;
-  }
+  const read = readArgs(RESTORE, args);
+  if (!read.ok) return answerUsage(io, read);
   const config = loadConfig();
   if (config.databaseUrl) throw new Error("db:restore replaces the embedded database; for a PostgreSQL server use pg_restore");
-  const file = resolve(args[0]!);
+  const file = resolve(read.positionals[0]!);
   const copy = new Blob([readFileSync(file)]);
   const dataDir = resolve(config.dataDir);
   const claimed = existsSync(dataDir) ? claim(dataDir, "db:restore") : undefined;
@@ -85,4 +101,10 @@ const restore: Command = async (args, io) => {
   }
 };
 
-export const restoreCommand: CommandSpec = { name: "db:restore", prefix: "db:restore failed", run: restore, exclusive: true };
+export const restoreCommand: CommandSpec = {
+  name: "db:restore",
+  prefix: "db:restore failed",
+  line: RESTORE,
+  run: restore,
+  exclusive: true,
+};

@@ -4,9 +4,18 @@
  * export is refused or unreadable (nothing changed), 2 on a usage error.
  */
 import { importExport, type ImportSummary } from "../../import/apply.js";
-import type { Command, CommandSpec } from "../command.js";
+import { type CommandLine, readArgs } from "../args.js";
+import { answerUsage, type Command, type CommandSpec } from "../command.js";
 
-const USAGE = "usage: npm run import -- <export.json | ->  (- reads standard input)";
+const LINE = {
+  name: "import",
+  usage: `usage: npm run import -- <export.json | ->
+
+Imports a platform export (- reads standard input) into the configured
+database, migrating it first. All or nothing: a refused export changes nothing.`,
+  options: {},
+  positionals: { min: 1, max: 1 },
+} satisfies CommandLine;
 const n = (value: number) => value.toLocaleString("en-US");
 
 function summary(s: ImportSummary): string {
@@ -17,14 +26,18 @@ function summary(s: ImportSummary): string {
   );
 }
 
-const usable = (args: string[]) => args.length === 1 && args[0] !== "" && args[0] !== "--help" && args[0] !== "-h";
+/** The file the command reads, if its command line is right. */
+const inputOf = (args: string[]) => {
+  const read = readArgs(LINE, args);
+  return read.ok && read.positionals[0] !== "" ? read.positionals[0] : undefined;
+};
 
 const importCli: Command = async (args, io, withDatabase) => {
-  if (!usable(args)) {
-    io.err(`${USAGE}\n`);
-    return 2;
-  }
-  const { input, readError } = await io.openInput(args[0]!);
+  const read = readArgs(LINE, args);
+  if (!read.ok) return answerUsage(io, read);
+  const path = read.positionals[0]!;
+  if (path === "") return answerUsage(io, { ok: false, code: 2, stream: "err", text: `import: the file name is empty\n${LINE.usage}\n` });
+  const { input, readError } = await io.openInput(path);
   try {
     const result = await withDatabase(async (db, applied): Promise<ImportSummary> => {
       for (const name of applied) io.err(`applied migration ${name}\n`);
@@ -48,6 +61,7 @@ const importCli: Command = async (args, io, withDatabase) => {
 export const importCommand: CommandSpec = {
   name: "import",
   prefix: "import failed",
+  line: LINE,
   run: importCli,
-  inputOf: (args) => (usable(args) ? args[0] : undefined),
+  inputOf,
 };

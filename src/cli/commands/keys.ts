@@ -9,14 +9,30 @@
  * A created key is printed once; with --json the last line of standard output
  * is {"id":…,"key":"…","prefix":"…"}. Nothing else ever prints a secret.
  */
-import { parseArgs } from "node:util";
+import { type CommandLine, readArgs } from "../args.js";
 import { KeyError, KeyStore, type KeyRecord } from "../../keys/store.js";
-import type { Command, CommandSpec } from "../command.js";
+import { answerUsage, type Command, type CommandSpec } from "../command.js";
 
-const USAGE = `usage: npm run keys -- create --name NAME [--owner O] [--per-minute N] [--per-day N] [--json]
+const LINE = {
+  name: "keys",
+  usage: `usage: npm run keys -- create --name NAME [--owner O] [--per-minute N] [--per-day N] [--json]
        npm run keys -- list [--json]
        npm run keys -- revoke <id|prefix>
-       npm run keys -- set-limits <id|prefix> [--per-minute N|default] [--per-day N|default]`;
+       npm run keys -- set-limits <id|prefix> [--per-minute N|default] [--per-day N|default]
+
+Creates, lists and revokes API keys, and sets a key's own limits. A created
+key is printed once; only its SHA-256 hash is stored.`,
+  options: {
+    name: { type: "string" },
+    owner: { type: "string" },
+    "per-minute": { type: "string" },
+    "per-day": { type: "string" },
+    json: { type: "boolean", default: false },
+  },
+  positionals: { min: 1, max: 2 },
+} satisfies CommandLine;
+
+const COMMANDS = ["create", "list", "revoke", "set-limits"];
 
 class UsageError extends Error {}
 
@@ -37,29 +53,12 @@ function describe(k: KeyRecord): string {
 }
 
 const keysCli: Command = async (args, io, withDatabase) => {
-  const parse = () =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        name: { type: "string" },
-        owner: { type: "string" },
-        "per-minute": { type: "string" },
-        "per-day": { type: "string" },
-        json: { type: "boolean", default: false },
-      },
-    });
-  let parsed: ReturnType<typeof parse>;
+  const read = readArgs(LINE, args);
+  if (!read.ok) return answerUsage(io, read);
+  const { values, positionals } = read;
+  const [command, ref] = positionals as [string, string | undefined];
   try {
-    parsed = parse();
-  } catch (error) {
-    io.err(`keys: ${(error as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  const [command, ref, ...rest] = positionals;
-  try {
-    if (!command || rest.length > 0) throw new UsageError();
+    if (!COMMANDS.includes(command)) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     if ((command === "revoke" || command === "set-limits") !== (ref !== undefined)) throw new UsageError();
     if (command === "create" && values.name === undefined) throw new UsageError("--name is required");
     const perMinute = limit("per-minute", values["per-minute"]);
@@ -92,12 +91,12 @@ const keysCli: Command = async (args, io, withDatabase) => {
           io.out(`limits set: ${describe(await keys.setLimits(ref!, { perMinute, perDay }))}\n`);
           return 0;
         default:
-          throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+          throw new Error(`keys ${command} is listed but not written`);
       }
     });
   } catch (error) {
     if (error instanceof UsageError) {
-      io.err(`keys: ${error.message ? `${error.message}\n` : ""}${USAGE}\n`);
+      io.err(`keys: ${error.message ? `${error.message}\n` : ""}${LINE.usage}\n`);
       return 2;
     }
     if (error instanceof KeyError) {
@@ -108,4 +107,4 @@ const keysCli: Command = async (args, io, withDatabase) => {
   }
 };
 
-export const keysCommand: CommandSpec = { name: "keys", prefix: "keys", run: keysCli };
+export const keysCommand: CommandSpec = { name: "keys", prefix: "keys", line: LINE, run: keysCli };

@@ -1,11 +1,24 @@
 /** `npm run db:migrate`: applies the pending migrations of the configured database. */
-import type { Command, CommandSpec } from "../command.js";
+import { type CommandLine, readArgs } from "../args.js";
+import { answerUsage, type Command, type CommandSpec } from "../command.js";
 
-const migrateCli: Command = (_args, io, withDatabase) =>
-  withDatabase(async (_db, applied) => {
+const LINE = {
+  name: "db:migrate",
+  usage: `usage: npm run db:migrate
+
+Applies the pending migrations of the configured database (DATABASE_URL, or
+the embedded one in DATA_DIR).`,
+  options: {},
+} satisfies CommandLine;
+
+const migrateCli: Command = async (args, io, withDatabase) => {
+  const read = readArgs(LINE, args);
+  if (!read.ok) return answerUsage(io, read);
+  return withDatabase(async (_db, applied) => {
     if (applied.length === 0) io.out("database is up to date\n");
     for (const name of applied) io.out(`applied ${name}\n`);
     return 0;
   });
+};
 
-export const migrateCommand: CommandSpec = { name: "db:migrate", prefix: "db:migrate failed", run: migrateCli };
+export const migrateCommand: CommandSpec = { name: "db:migrate", prefix: "db:migrate failed", line: LINE, run: migrateCli };

@@ -1,0 +1,98 @@
+/**
+ * The configuration is read once, at start, with every variable checked: a
+ * bad value is named on one line with what it allows (and never repeated, a
+ * connection string may hold a password), and `npm start` exits 2 before it
+ * opens or creates anything. The README's table lists every variable.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ConfigError, loadConfig, VARIABLES } from "../src/config.js";
+
+const ROOT = join(import.meta.dirname, "..");
+
+describe("loadConfig", () => {
+  it("gives the documented defaults for an empty environment", () => {
+    expect(loadConfig({})).toMatchObject({
+      port: 4000,
+      host: "127.0.0.1",
+      databaseUrl: undefined,
+      dataDir: "./data",
+      perMinute: 60,
+      perDay: 10_000,
+      shutdownTimeoutMs: 10_000,
+      logLevel: "info",
+    });
+  });
+
+  it("reads good values, and takes an empty value as unset", () => {
+    const config = loadConfig({
+      PORT: "8080",
+      RATE_LIMIT_PER_MINUTE: "5",
+      DATABASE_URL: "postgres://u:p@db:5432/x",
+      REDIS_URL: "",
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      perMinute: 5,
+      databaseUrl: "postgres://u:p@db:5432/x",
+      redisUrl: undefined,
+    });
+  });
+
+  it.each([
+    ["PORT", "abc", "PORT must be an integer from 0 to 65,535 (default 4000)"],
+    ["PORT", "70000", "PORT must be an integer from 0 to 65,535 (default 4000)"],
+    ["RATE_LIMIT_PER_MINUTE", "-5", "RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1,000,000 (default 60)"],
+    ["RATE_LIMIT_PER_DAY", "1.5", "RATE_LIMIT_PER_DAY must be an integer from 1 to 1,000,000,000 (default 10000)"],
+    ["DATABASE_URL", "not a url", "DATABASE_URL must be a URL like postgresql://user@host:5432/db, or unset"],
+    ["DATABASE_URL", "mysql://root:secret@db/x", "DATABASE_URL must be a URL like postgresql://user@host:5432/db, or unset"],
+    ["REDIS_URL", "http://cache:6379", "REDIS_URL must be a URL like redis://host:6379, or unset"],
+    ["SHUTDOWN_TIMEOUT_MS", "soon", "SHUTDOWN_TIMEOUT_MS must be an integer from 0 to 600,000 (default 10000)"],
+    ["LOG_LEVEL", "loud", "LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent (default info)"],
+    ["CORS_ORIGINS", "app.example.net", "CORS_ORIGINS must be comma-separated origins like https://app.example.org, or unset"],
+  ])("refuses %s=%j, naming it and what is allowed, without repeating the value", (name, value, message) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toBe(`invalid configuration: ${message}`);
+    expect((error as Error).message).not.toContain(value);
+  });
+
+  it("names every bad variable on the same line", () => {
+    expect(() => loadConfig({ PORT: "abc", LOG_LEVEL: "loud" })).toThrow(/^invalid configuration: PORT must .*; LOG_LEVEL must [^\n]*$/);
+  });
+
+  it("is listed whole in the README's configuration table, with what each variable allows", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const rows = new Map([...readme.matchAll(/^\| `([A-Z_]+)` +\| ([^|]*?) +\|/gm)].map((m) => [m[1], m[2]]));
+    for (const [name, { allowed }] of Object.entries(VARIABLES)) expect(rows.get(name), name).toBe(allowed);
+  });
+});
+
+describe("npm start with a bad configuration", () => {
+  const tmp = mkdtempSync(join(tmpdir(), "config-"));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it("prints one line naming the variable and exits 2, before it creates DATA_DIR", async () => {
+    const dataDir = join(tmp, "data");
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: "-5" };
+    delete env.DATABASE_URL;
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(stderr).toBe("npm start: invalid configuration: RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1,000,000 (default 60)\n");
+    expect(stdout).toBe("");
+    expect(code).toBe(2);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+});

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import type { Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
 import type { Context } from "../src/context.js";
+import { requestIdOf } from "../src/plugins/access-log.js";
 import type { RestApi } from "./api.js";
 import { type Body, failure } from "./envelope.js";
 import type { Limits } from "../src/limits/rate-limits.js";
@@ -73,7 +74,7 @@ export function useRestApi(options: RestApiOptions): Plugin {
       if (refusal) return endResponse(refusal);
 
       const answer = await api.call(match, url.searchParams, await options.context(request), (error) =>
-        options.log?.error({ err: error, path: match.route.path }, "REST operation failed"),
+        options.log?.error({ err: error, path: match.route.path, requestId: requestIdOf(request) }, "REST operation failed"),
       );
       return respond(answer.status, answer.body, answer.headers);
     },

@@ -54,6 +54,7 @@ export const VARIABLES = {
       .optional(),
     "comma-separated origins like https://app.example.org, or unset",
   ),
+  METRICS_PORT: variable(z.coerce.number().int().min(1).max(65_535).optional(), "an integer from 1 to 65,535, or unset (metrics on PORT)"),
   LOG_LEVEL: variable(
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     "fatal, error, warn, info, debug, trace or silent (default info)",
@@ -96,6 +97,8 @@ export interface Config {
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** Longest a shutdown waits for requests in flight before it closes the rest. */
   shutdownTimeoutMs: number;
+  /** A port of its own for `/metrics` (on `host`); undefined: `/metrics` is served on `port`. */
+  metricsPort: number | undefined;
 }
 
 /**
@@ -124,5 +127,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: c.CORS_ORIGINS,
     logLevel: c.LOG_LEVEL,
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
+    metricsPort: c.METRICS_PORT,
   };
 }

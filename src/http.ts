@@ -2,11 +2,19 @@
  * The Node HTTP server around the gateway. Node's own parser refuses some
  * requests before the gateway sees them (a raw non-ASCII byte in the URL, a
  * malformed or oversized header, garbage); those refusals are answered here,
- * in JSON like every other answer, instead of an empty 400.
+ * in JSON like every other answer, instead of an empty 400, with a request id
+ * and a log line of their own.
+ *
+ * Answers of 1 KB or more are compressed (gzip, deflate or brotli, as the
+ * client's `Accept-Encoding` prefers), by the `compression` middleware.
  */
 import { createServer, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import compression from "compression";
+import type { Logger } from "pino";
+import { newRequestId } from "./plugins/access-log.js";
+import { requests } from "./observe/metrics.js";
 import { failure } from "./refusal.js";
 
 /** Node's parser error codes, and what the client is told. */
@@ -28,14 +36,27 @@ const REASONS: Record<number, string> = { 400: "Bad Request", 408: "Request Time
 /** The answers being written by each server, so that a drain can close their connections after them. */
 const inFlight = new WeakMap<Server, Set<ServerResponse>>();
 
+export interface HttpServerOptions {
+  /** Where the parser's refusals are logged (the gateway logs every other answer). */
+  log?: Pick<Logger, "info">;
+}
+
+/** Compresses what is worth it; never an event stream, which must reach the client event by event. */
+const compress = compression({
+  threshold: 1024,
+  filter: (request, response) =>
+    !String(response.getHeader("content-type") ?? "").startsWith("text/event-stream") && compression.filter(request, response),
+});
+
 /** A server answering with `handler`, its parser's refusals in JSON. */
-export function createHttpServer(handler: RequestListener): Server {
+export function createHttpServer(handler: RequestListener, options: HttpServerOptions = {}): Server {
   const answers = new Set<ServerResponse>();
   const server = createServer((request, response) => {
     answers.add(response);
     response.once("close", () => answers.delete(response));
     if (!server.listening) response.setHeader("connection", "close");
-    handler(request, response);
+    // The middleware's types are Express'; it uses only what Node's own objects have.
+    compress(request as Parameters<typeof compress>[0], response as Parameters<typeof compress>[1], () => handler(request, response));
   });
   inFlight.set(server, answers);
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
@@ -45,9 +66,23 @@ export function createHttpServer(handler: RequestListener): Server {
     }
     const { status, message } = refusal(error.code);
     const body = JSON.stringify(failure(message));
+    const requestId = newRequestId();
+    requests.inc({ surface: "page", route: "(unparsed)", method: "(unparsed)", status });
+    options.log?.info(
+      {
+        requestId,
+        route: "(unparsed)",
+        status,
+        bytes: Buffer.byteLength(body),
+        surface: "page",
+        address: socket.remoteAddress,
+        reason: error.code,
+      },
+      "request refused by the HTTP parser",
+    );
     socket.end(
       `HTTP/1.1 ${status} ${REASONS[status]}\r\ncontent-type: application/json; charset=utf-8\r\nx-content-type-options: nosniff\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        `x-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   });
   return server;

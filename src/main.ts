@@ -24,6 +24,9 @@ import { RateLimits } from "./limits/rate-limits.js";
 import { connectRedis } from "./limits/redis.js";
 import { createLogger } from "./logger.js";
 import { createHttpServer, drain } from "./http.js";
+import { observePool } from "./observe/metrics.js";
+import { requestIdOf } from "./plugins/access-log.js";
+import { metricsListener } from "./plugins/metrics.js";
 import { createGateway } from "./server.js";
 
 commandLine({
@@ -98,21 +101,27 @@ const limits = new RateLimits({
   onFallback: (error) => log.warn({ err: String(error) }, "rate limits answered by this process alone"),
 });
 const prisma = createReadClient(db);
+if (db.poolStats) observePool(db.poolStats);
 const gateway = createGateway({
   db,
   prisma,
-  auth: { keys, limits, onError: (error) => log.error({ err: error }, "API key check failed") },
+  auth: { keys, limits, onError: (error, request) => log.error({ err: error, requestId: requestIdOf(request) }, "API key check failed") },
   limits: { perMinute: config.perMinute, perDay: config.perDay },
   requestTimeoutMs: config.requestTimeoutMs,
   queryLimits: { maxCost: config.queryMaxCost },
   ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
   loopback: ["127.0.0.1", "::1", "localhost"].includes(config.host),
   log,
+  metrics: config.metricsPort === undefined,
 });
-const server = createHttpServer(gateway);
+const server = createHttpServer(gateway, { log });
+// With METRICS_PORT, /metrics has a listener of its own (kept off the public one by the operator's firewall).
+const metricsServer = config.metricsPort === undefined ? undefined : createHttpServer(metricsListener, { log });
+metricsServer?.listen(config.metricsPort, config.host);
 server.listen(config.port, config.host, () => {
   console.log(`GraphiQL:  ${base}/graphql`);
   console.log(`REST root: ${base}/api/v1`);
+  console.log(`Metrics:   ${config.metricsPort === undefined ? base : base.replace(/:\d+$/, `:${config.metricsPort}`)}/metrics`);
   if (developmentKey) {
     console.log(`\nA development key was created. It is shown this once; keep it:\n\n  ${developmentKey}\n`);
     console.log(`  curl -H "Authorization: Bearer ${developmentKey}" ${base}/api/v1/universities\n`);
@@ -137,6 +146,7 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
   if (!(await drain(server, config.shutdownTimeoutMs))) {
     log.warn({ timeoutMs: config.shutdownTimeoutMs }, "requests still in flight at SHUTDOWN_TIMEOUT_MS: their connections were cut");
   }
+  metricsServer?.close();
   commands?.close();
   redis?.disconnect();
   await prisma.$disconnect().catch(() => undefined);

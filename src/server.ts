@@ -8,14 +8,17 @@ import type { Logger } from "pino";
 import { createContext, type Context } from "./context.js";
 import type { ReadClient } from "./db/client.js";
 import type { Database } from "./db/driver.js";
+import { useAccessLog } from "./plugins/access-log.js";
 import { type ApiKeyOptions, useApiKeys } from "./plugins/api-keys.js";
 import { maskUnavailable, useExecutionDeadline } from "./plugins/availability.js";
+import { useConditionalGet } from "./plugins/conditional.js";
 import { useErrorShapes } from "./plugins/error-shapes.js";
 import { useHealth } from "./plugins/health.js";
 import { useInputLimits } from "./plugins/input-limits.js";
 import { useCors, useSecurityHeaders } from "./plugins/cors.js";
 import { useMcp, useMcpOrigins } from "./mcp/plugin.js";
-import { usePaths } from "./plugins/paths.js";
+import { METRICS_PATH, useMetricsEndpoint } from "./plugins/metrics.js";
+import { ownerOf, surfaceOf, usePaths } from "./plugins/paths.js";
 import { type QueryLimitOptions, useQueryLimits } from "./plugins/query-limits.js";
 import { useRequestShare } from "./plugins/request-share.js";
 import { RestApi } from "../rest/api.js";
@@ -49,6 +52,8 @@ export interface GatewayOptions {
   loopback?: boolean;
   /** Bounds on one GraphQL document; graphql-armor's defaults or tighter (see query-limits.ts). */
   queryLimits?: QueryLimitOptions;
+  /** Serve `/metrics` on this gateway (default); `false` when they have a port of their own. */
+  metrics?: boolean;
 }
 
 export type Gateway = YogaServerInstance<Record<string, unknown>, Context>;
@@ -59,6 +64,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   const guard = options.auth ? useApiKeys(options.auth) : undefined;
   const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
   const api = new RestApi(schema, { timeoutMs: requestTimeoutMs });
+  const access = useAccessLog({
+    ...(options.log ? { log: options.log } : {}),
+    surfaceOf,
+    routeOf: (path) => routeOf(api, path),
+    ...(guard ? { keyOutcomeOf: guard.outcomeOf } : {}),
+  });
   return createYoga<Record<string, unknown>, Context>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -73,6 +84,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     maskedErrors: { maskError: maskUnavailable },
     ...(options.log ? { logging: options.log } : {}),
     plugins: [
+      access.arrive,
+      ...(options.metrics === false ? [] : [useMetricsEndpoint()]),
       usePaths(),
       useErrorShapes(),
       useSecurityHeaders(),
@@ -92,8 +105,19 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...useQueryLimits(options.queryLimits),
       useExecutionDeadline({ ms: requestTimeoutMs }),
       useRequestShare(),
+      useConditionalGet(),
+      access.depart,
     ],
   });
+}
+
+/** The route label of a path: a REST route's template, a known path itself, or `(unknown)`. */
+function routeOf(api: RestApi, path: string): string {
+  if (path === METRICS_PATH) return path;
+  const owner = ownerOf(path);
+  if (owner !== "rest") return owner ? path : "(unknown)";
+  if (path === "/api/v1" || path === "/api/v1/") return "/api/v1";
+  return api.match(path)?.route.path ?? "(unknown)";
 }
 
 const DEFAULT_QUERY = `# Public data of the learning platform. Put your API key in the Headers tab.

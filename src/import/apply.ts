@@ -14,6 +14,7 @@ import type { Readable } from "node:stream";
 import type { Database } from "../db/driver.js";
 import { compareSemver } from "../domain/semver.js";
 import { readExport } from "./read.js";
+import { importRows } from "../observe/metrics.js";
 import { EXPORT_FORMAT, ImportError, ObservationRecord, parseRecord, type SectionName, type Stored } from "./records.js";
 import { rankStations } from "./stations.js";
 
@@ -148,7 +149,7 @@ type Collected = { [S in TableSection]: Stored<S>[] };
 /** Imports the export read from `input`. Throws ImportError (nothing changed) when it is invalid. */
 export async function importExport(db: Database, input: Readable, options: ImportOptions = {}): Promise<ImportSummary> {
   const batchSize = options.batchSize ?? 5000;
-  return db.transaction(async (tx) => {
+  const summary = await db.transaction(async (tx): Promise<ImportSummary> => {
     await tx.exec(`CREATE TEMP TABLE import_observation (idx bigint NOT NULL, LIKE observation) ON COMMIT DROP`);
     const records = Object.fromEntries(TABLE_SECTIONS.map((s) => [s, []])) as unknown as Collected;
     const seen = new Seen();
@@ -209,6 +210,8 @@ export async function importExport(db: Database, input: Readable, options: Impor
       observations,
     };
   });
+  for (const [section, rows] of Object.entries(summary)) importRows.inc({ section }, rows);
+  return summary;
 }
 
 async function checkReferences(tx: Tx, c: Collected): Promise<void> {

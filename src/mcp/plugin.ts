@@ -4,6 +4,7 @@
  * tools answer through the same RestApi as `/api/v1`, in-process, with the
  * request's context. Keys and limits are checked before (useApiKeys).
  */
+import { requestIdOf } from "../plugins/access-log.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -77,7 +78,9 @@ export function useMcp(options: McpOptions): Plugin {
           "Public data of an online learning platform: universities, public courses, course statistics, papers, conferences, school environment (air quality and weather) and public hub Packs. Each tool mirrors one GET of the v1 REST API and returns its JSON body.",
       });
       registerTools(server, options.api.routes, (route, args) =>
-        options.api.answer(route, args, context, (error) => options.log?.error({ err: error, tool: route.tool }, "MCP tool failed")),
+        options.api.answer(route, args, context, (error) =>
+          options.log?.error({ err: error, tool: route.tool, requestId: requestIdOf(request) }, "MCP tool failed"),
+        ),
       );
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);

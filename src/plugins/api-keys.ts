@@ -13,7 +13,7 @@ import { bearerKey } from "../keys/secret.js";
 import { limitHeaders } from "../limits/headers.js";
 import type { RateLimits } from "../limits/rate-limits.js";
 import { refusalBody, type Surface } from "./error-shapes.js";
-import { ownerOf } from "./paths.js";
+import { isGraphiQLPage, ownerOf } from "./paths.js";
 
 export interface ApiKeyOptions {
   /** Verifies presented keys. */
@@ -21,7 +21,7 @@ export interface ApiKeyOptions {
   /** Counts requests per key. */
   limits: Pick<RateLimits, "take">;
   /** Told why a key could not be checked (the database did not answer, or a bug). */
-  onError?: (error: unknown) => void;
+  onError?: (error: unknown, request: Request) => void;
   /**
    * Failed key checks (a malformed, unknown or revoked key) one client address
    * may make per minute; past it, its keys are refused with 429 before any
@@ -52,9 +52,6 @@ const REALM = 'Bearer realm="public-data-api"';
 
 /** JSON-RPC error codes of refusals on `/mcp` (server-defined range, and internal error). */
 const MCP_CODES: Record<string, number> = { UNAUTHENTICATED: -32001, RATE_LIMITED: -32001, SERVICE_UNAVAILABLE: -32000 };
-
-const isGraphiQLPage = (request: Request, url: URL) =>
-  request.method === "GET" && !url.searchParams.has("query") && (request.headers.get("accept") ?? "").includes("text/html");
 
 export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
   const granted = new WeakMap<Request, Record<string, string>>();
@@ -110,7 +107,7 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
       outcome.keyId = key.id;
       decision = await options.limits.take(key.id, key);
     } catch (error) {
-      options.onError?.(error);
+      options.onError?.(error, request);
       return isUnavailable(error)
         ? refuse("unavailable", 503, UNAVAILABLE_MESSAGE, "SERVICE_UNAVAILABLE", { "retry-after": String(RETRY_AFTER_SECONDS) })
         : refuse("error", 500, "internal error", "INTERNAL_SERVER_ERROR");

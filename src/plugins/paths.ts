@@ -29,6 +29,17 @@ export function ownerOf(pathname: string): PathOwner | undefined {
   return pathname === "/api/v1" || pathname.startsWith("/api/v1/") ? "rest" : undefined;
 }
 
+/** A browser asking for the GraphiQL page (not a GraphQL request sent by GET). */
+export const isGraphiQLPage = (request: Request, url: URL) =>
+  request.method === "GET" && !url.searchParams.has("query") && (request.headers.get("accept") ?? "").includes("text/html");
+
+/** The surface a request is for: REST, GraphQL, MCP, or a page (health, OpenAPI, metrics, GraphiQL, an unknown path). */
+export function surfaceOf(request: Request, url: URL): "rest" | "graphql" | "mcp" | "page" {
+  const owner = ownerOf(url.pathname);
+  if (owner === "rest" || owner === "mcp") return owner;
+  return owner === "graphql" && !isGraphiQLPage(request, url) ? "graphql" : "page";
+}
+
 export function usePaths(): Plugin {
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {

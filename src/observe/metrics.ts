@@ -1,0 +1,68 @@
+/**
+ * The process's Prometheus metrics (prom-client), served at `/metrics`. One
+ * registry per process, as prom-client intends: a counter counts what this
+ * process did, whichever gateway or command in it did it.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { PoolStats } from "../db/driver.js";
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: "gateway_" });
+
+export const requests = new Counter({
+  name: "gateway_http_requests_total",
+  help: "Requests answered, by surface, route (a REST route's template, never its values), method and status.",
+  labelNames: ["surface", "route", "method", "status"] as const,
+  registers: [registry],
+});
+
+export const latency = new Histogram({
+  name: "gateway_http_request_duration_seconds",
+  help: "Time from a request's arrival to its answer's headers, by surface and route.",
+  labelNames: ["surface", "route"] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
+export const rateLimitRefusals = new Counter({
+  name: "gateway_rate_limit_refusals_total",
+  help: "Requests refused with 429, by surface and the limit that refused them (minute, day, or failed key checks of one address).",
+  labelNames: ["surface", "limit"] as const,
+  registers: [registry],
+});
+
+export const authFailures = new Counter({
+  name: "gateway_auth_failures_total",
+  help: "Requests refused with 401, by surface and reason (missing, malformed, or an unknown or revoked key).",
+  labelNames: ["surface", "reason"] as const,
+  registers: [registry],
+});
+
+export const importRows = new Counter({
+  name: "gateway_import_rows_total",
+  help: "Rows stored by imports this process ran (the demo data at first start, and npm run import sent to it), by section.",
+  labelNames: ["section"] as const,
+  registers: [registry],
+});
+
+let poolStats: (() => PoolStats | undefined) | undefined;
+
+/** Reports the pool of the database this process serves from (the last one given). */
+export function observePool(stats: () => PoolStats | undefined): void {
+  poolStats = stats;
+}
+
+new Gauge({
+  name: "gateway_db_pool_connections",
+  help: "PostgreSQL pool connections: in_use and idle ones, and requests waiting for one. Absent on the embedded database.",
+  labelNames: ["state"] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    const stats = poolStats?.();
+    if (!stats) return;
+    this.set({ state: "in_use" }, stats.total - stats.idle);
+    this.set({ state: "idle" }, stats.idle);
+    this.set({ state: "waiting" }, stats.waiting);
+  },
+});

@@ -1,0 +1,101 @@
+/**
+ * `useAccessLog`: every answer carries an `X-Request-Id` (a sane incoming one
+ * is echoed, otherwise one is made), is written as one JSON log line at
+ * `info`, and is counted in the metrics (src/observe/metrics.ts).
+ *
+ * The line holds the method, the route (a REST route's template), the path
+ * without its query (so never the value of `q`), the status, the duration,
+ * the bytes of the body (before compression; absent for a stream), the surface, the key's id (never the key), the
+ * client's address and the request id. Other log lines about the same
+ * request carry the same `requestId` ({@link requestIdOf}).
+ */
+import { randomUUID } from "node:crypto";
+import type { Plugin } from "graphql-yoga";
+import type { Logger } from "pino";
+import { authFailures, latency, rateLimitRefusals, requests } from "../observe/metrics.js";
+import type { KeyOutcome } from "./api-keys.js";
+import type { surfaceOf } from "./paths.js";
+
+export interface AccessLogOptions {
+  /** Where each request's line is written, at `info`; without it, only the id and the metrics. */
+  log?: Pick<Logger, "info">;
+  /** The route label of a path: a REST route's template (`/api/v1/courses/{course_id}`), a page's path, or `(unknown)`. */
+  routeOf(pathname: string): string;
+  /** The surface that answers a request. */
+  surfaceOf: typeof surfaceOf;
+  /** What the key check of a request found, if it was checked. */
+  keyOutcomeOf?(request: Request): KeyOutcome | undefined;
+}
+
+interface Arrival {
+  id: string;
+  started: number;
+  url: URL;
+  address: string | undefined;
+}
+
+const arrivals = new WeakMap<Request, Arrival>();
+
+/** An incoming id kept as it is: short, and only characters that are safe in a header and a log. */
+const SANE_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+/** The id of a request seen by {@link useAccessLog}. */
+export function requestIdOf(request: Request): string | undefined {
+  return arrivals.get(request)?.id;
+}
+
+/** A fresh request id, for answers written before the gateway sees the request (src/http.ts). */
+export const newRequestId = (): string => randomUUID();
+
+/**
+ * Two plugins: `arrive` goes first in the list (its `onRequest` must run even
+ * when a later plugin answers at once), `depart` last (it must see the answer
+ * as it goes out, after every plugin that may replace it, a 304 for one).
+ */
+export function useAccessLog(options: AccessLogOptions): { arrive: Plugin; depart: Plugin } {
+  const arrive: Plugin = {
+    onRequest({ request, url, serverContext }) {
+      const incoming = request.headers.get("x-request-id");
+      const address = (serverContext as { req?: { socket?: { remoteAddress?: string } } }).req?.socket?.remoteAddress;
+      arrivals.set(request, {
+        id: incoming && SANE_ID.test(incoming) ? incoming : newRequestId(),
+        started: performance.now(),
+        url,
+        address,
+      });
+    },
+  };
+  const depart: Plugin = {
+    onResponse({ request, response }) {
+      const arrival = arrivals.get(request);
+      if (!arrival) return;
+      response.headers.set("x-request-id", arrival.id);
+      const seconds = (performance.now() - arrival.started) / 1000;
+      const surface = options.surfaceOf(request, arrival.url);
+      const route = options.routeOf(arrival.url.pathname);
+      const status = response.status;
+      const outcome = options.keyOutcomeOf?.(request);
+      requests.inc({ surface, route, method: request.method, status });
+      latency.observe({ surface, route }, seconds);
+      if (status === 401 && outcome?.refusal) authFailures.inc({ surface, reason: outcome.refusal });
+      if (status === 429 && outcome?.refusal) rateLimitRefusals.inc({ surface, limit: outcome.refusal });
+      const length = response.body === null ? "0" : response.headers.get("content-length");
+      options.log?.info(
+        {
+          requestId: arrival.id,
+          method: request.method,
+          route,
+          path: arrival.url.pathname,
+          status,
+          ms: Math.round(seconds * 10_000) / 10,
+          bytes: length === null ? undefined : Number(length),
+          surface,
+          keyId: outcome?.keyId,
+          address: arrival.address,
+        },
+        "request",
+      );
+    },
+  };
+  return { arrive, depart };
+}

@@ -1,0 +1,40 @@
+/**
+ * `useConditionalGet`: every successful GET answer carries an `ETag`, and a request whose `If-None-Match` names it is answered 304 with
+ * no body. The tag is weak (`W/"…"`): the same representation may go out
+ * gzip- or brotli-encoded (src/http.ts). It runs after the key check, so a
+ * 304 still counts against the key's limits (docs/contract.md §8).
+ */
+import { createHash } from "node:crypto";
+import type { Plugin } from "graphql-yoga";
+
+/** Whether an `If-None-Match` value names `etag` (weak comparison, RFC 9110 §13.1.2). */
+function matches(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch.trim() === "*") return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
+  return ifNoneMatch.split(",").some((tag) => opaque(tag) === opaque(etag));
+}
+
+export function useConditionalGet(): Plugin {
+  return {
+    async onResponse({ request, response, setResponse, fetchAPI }) {
+      if (request.method !== "GET" || response.status !== 200 || response.headers.has("etag")) return;
+      const contentType = response.headers.get("content-type") ?? "";
+      // Event streams never end; only whole bodies are tagged.
+      if (contentType.startsWith("text/event-stream") || response.bodyUsed) return;
+      const body = new Uint8Array(await response.arrayBuffer());
+      const etag = `W/"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+      const ifNoneMatch = request.headers.get("if-none-match");
+      if (ifNoneMatch && matches(ifNoneMatch, etag)) {
+        const headers = new fetchAPI.Headers();
+        // A 304 has no content: every header but the content's own (RFC 9110 §15.4.5).
+        for (const [name, value] of response.headers) if (!name.startsWith("content-")) headers.set(name, value);
+        headers.set("etag", etag);
+        setResponse(new fetchAPI.Response(null, { status: 304, headers }));
+        return;
+      }
+      const headers = new fetchAPI.Headers(response.headers);
+      headers.set("etag", etag);
+      setResponse(new fetchAPI.Response(body, { status: 200, statusText: response.statusText, headers }));
+    },
+  };
+}

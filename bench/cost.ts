@@ -26,6 +26,7 @@ import { KeyStore } from "../src/keys/store.js";
 import { MAX_COST } from "../src/schema/cost.js";
 import { request, startGateway, stopAllGateways, waitReady, type GatewayProcess } from "../test/support/gateway-process.js";
 import { startPostgres } from "../test/support/servers.js";
+import { benchReport } from "./report.js";
 
 const LINE = {
   name: "bench:cost",
@@ -197,6 +198,8 @@ async function otherClients(gateway: GatewayProcess, key: string, stop: Promise<
 
 const sleep = (s: number) => new Promise<void>((resolve) => setTimeout(resolve, s * 1000));
 
+const report = benchReport("bench:cost");
+report.progress.phase("starting PostgreSQL");
 const server = await startPostgres();
 try {
   const admin = new pg.Client({ connectionString: server.url });
@@ -206,6 +209,7 @@ try {
   const url = new URL(server.url);
   url.pathname = "/bench";
   const env = { DATABASE_URL: url.toString(), RATE_LIMIT_PER_MINUTE: "100000000", RATE_LIMIT_PER_DAY: "100000000" };
+  report.progress.phase("starting the gateway (imports the demo data)");
   const gateway = await startGateway("limited", env);
   await waitReady(gateway, 300_000); // it imports the demo data first
   const db = await openDatabase({ databaseUrl: url.toString() });
@@ -220,7 +224,7 @@ try {
     const a = other.body ? await post(gateway, othersKey, other.body) : await request(gateway, other.path, { key: othersKey });
     if (a.status !== 200) throw new Error(`the other clients' ${other.path} answers ${a.status}: ${a.text.slice(0, 200)}`);
   }
-  console.log(
+  report.say(
     `PostgreSQL private; gateway src/main.ts on the demo data; limit ${MAX_COST} points; ${CLIENTS} other clients; ${SECONDS} s a phase\n`,
   );
 
@@ -229,10 +233,12 @@ try {
   await waitReady(pricing, 120_000);
   const costOf = async (body: unknown) => (await post(pricing, attackerKey, body)).json?.errors?.[0]?.extensions?.cost as number;
 
-  console.log("1. Each attack, alone (times: median of 5)");
-  console.log("| attack | cost | accepted: status, time | one step costlier |");
-  console.log("|---|---|---|---|");
-  for (const attack of attacks) {
+  report.say("1. Each attack, alone (times: median of 5)");
+  report.say("| attack | cost | accepted: status, time | one step costlier |");
+  report.say("|---|---|---|---|");
+  report.progress.phase("1. each attack alone", { total: attacks.length, unit: "steps" });
+  for (const [done, attack] of attacks.entries()) {
+    report.progress.set(done);
     const first = await post(gateway, attackerKey, attack.accepted);
     if (first.status !== 200 || first.json?.errors) throw new Error(`${attack.name}: not accepted: ${first.text.slice(0, 300)}`);
     const runs: number[] = [];
@@ -243,21 +249,23 @@ try {
     if (refused.status !== 400 || refused.json?.errors?.[0]?.extensions?.code !== "QUERY_TOO_COSTLY") {
       throw new Error(`${attack.name}: the costlier neighbour was not refused: ${refused.status} ${refused.text.slice(0, 300)}`);
     }
-    console.log(
+    report.say(
       `| ${attack.name} | ${await costOf(attack.accepted)} | 200, ${ms(quantile(runs, 0.5))} (${first.text.length.toLocaleString("en")} bytes) | 400 in ${ms(refused.ms)}, cost ${cost} |`,
     );
   }
 
-  console.log(`\n2. The other clients alone, ${SECONDS} s`);
+  report.say(`\n2. The other clients alone, ${SECONDS} s`);
+  report.progress.phase("2. the other clients alone", { total: SECONDS, unit: "seconds" });
   const alone = await otherClients(gateway, othersKey, sleep(SECONDS));
-  console.log(`   ${alone.count} answers, p50 ${ms(alone.p50)}, p99 ${ms(alone.p99)}, max ${ms(alone.max)}, failures ${alone.failures}`);
+  report.say(`   ${alone.count} answers, p50 ${ms(alone.p50)}, p99 ${ms(alone.p99)}, max ${ms(alone.max)}, failures ${alone.failures}`);
 
-  console.log(`\n3. One attacker sending each attack back to back, with the other clients (${SECONDS} s each)`);
-  console.log("| attack | attacker answers | attacker median / slowest | others p50 / p99 / max | others failures |");
-  console.log("|---|---|---|---|---|");
+  report.say(`\n3. One attacker sending each attack back to back, with the other clients (${SECONDS} s each)`);
+  report.say("| attack | attacker answers | attacker median / slowest | others p50 / p99 / max | others failures |");
+  report.say("|---|---|---|---|---|");
   let worstAttack = 0;
   let worstOthers = 0;
-  for (const attack of attacks) {
+  for (const [n, attack] of attacks.entries()) {
+    report.progress.phase(`3. attack ${n + 1} of ${attacks.length} with the other clients`, { total: SECONDS, unit: "seconds" });
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     const background = otherClients(gateway, othersKey, stopped);
@@ -273,13 +281,14 @@ try {
     times.sort((a, b) => a - b);
     worstAttack = Math.max(worstAttack, times[times.length - 1]!);
     worstOthers = Math.max(worstOthers, o.p99);
-    console.log(
+    report.say(
       `| ${attack.name} | ${times.length} | ${ms(quantile(times, 0.5))} / ${ms(times[times.length - 1]!)} | ${ms(o.p50)} / ${ms(o.p99)} / ${ms(o.max)} | ${o.failures} |`,
     );
   }
-  console.log(`\n   slowest accepted attack: ${ms(worstAttack)} (goal < 1,000 ms); others' worst p99: ${ms(worstOthers)} (goal < 100 ms)`);
+  report.say(`\n   slowest accepted attack: ${ms(worstAttack)} (goal < 1,000 ms); others' worst p99: ${ms(worstOthers)} (goal < 100 ms)`);
 
-  console.log("\n4. The issue's attacks: refused here, and timed on a second gateway with the cost limit and the time limits off");
+  report.say("\n4. The issue's attacks: refused here, and timed on a second gateway with the cost limit and the time limits off");
+  report.progress.phase("4. the issue's attacks without the limit", { total: unlimited.length, unit: "steps" });
   const open = await startGateway("unlimited", {
     ...env,
     QUERY_MAX_COST: "1000000000000",
@@ -287,10 +296,11 @@ try {
     DB_STATEMENT_TIMEOUT_MS: "60000",
   });
   await waitReady(open, 120_000);
-  for (const attack of unlimited) {
+  for (const [done, attack] of unlimited.entries()) {
+    report.progress.set(done);
     const refused = await post(gateway, attackerKey, { query: attack.query });
     const a = await post(open, attackerKey, { query: attack.query }, 120_000);
-    console.log(
+    report.say(
       `   ${attack.name}: limited gateway ${refused.status} in ${ms(refused.ms)} (cost ${refused.json?.errors?.[0]?.extensions?.cost}); without the limit ${a.status} in ${ms(a.ms)}, ${a.text.length.toLocaleString("en")} bytes`,
     );
   }
@@ -298,3 +308,4 @@ try {
   await stopAllGateways();
   await server.destroy();
 }
+await report.finish();

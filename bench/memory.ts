@@ -15,6 +15,8 @@ import { commandLine } from "../src/cli/args.js";
 import { cli } from "../test/support/cli.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../test/support/gateway-process.js";
 import { demoExportChunks } from "../src/demo/index.js";
+import { benchReport } from "./report.js";
+
 commandLine({
   name: "bench:memory",
   usage: `usage: npm run bench:memory
@@ -23,6 +25,7 @@ Resident memory of the gateway on the embedded database: after the first
 start, after 300 requests, during a 60-day import, and after a restart.`,
   options: {},
 });
+const report = benchReport("bench:memory");
 const dataDir = join(mkdtempSync(join(tmpdir(), "bench-memory-")), "data");
 const kb = (pid: number, field: string) =>
   Number(readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+)`))![1]) / 1024;
@@ -34,32 +37,40 @@ const PATHS = [
 ];
 let key = "";
 async function requests(gateway: GatewayProcess) {
-  for (let i = 0; i < 300; i++) await request(gateway, PATHS[i % PATHS.length]!, { key });
+  report.progress.phase("300 requests", { total: 300, unit: "steps" });
+  for (let i = 0; i < 300; i++) {
+    report.progress.set(i);
+    await request(gateway, PATHS[i % PATHS.length]!, { key });
+  }
 }
 
+report.progress.phase("first start (imports the demo data)");
 const g = await startGateway("g", { DATA_DIR: dataDir });
 await waitReady(g, 300_000);
 const pid = JSON.parse(readFileSync(`${dataDir}/owner.lock`, "utf8")).pid;
-console.log(`after start with demo import: RSS ${kb(pid, "VmRSS").toFixed(0)} MB, peak ${kb(pid, "VmHWM").toFixed(0)} MB`);
+report.say(`after start with demo import: RSS ${kb(pid, "VmRSS").toFixed(0)} MB, peak ${kb(pid, "VmHWM").toFixed(0)} MB`);
 key = JSON.parse((await cli(dataDir, "keys", ["create", "--name", "m", "--json"])).stdout).key;
 await requests(g);
-console.log(`after 300 requests: RSS ${kb(pid, "VmRSS").toFixed(0)} MB, peak ${kb(pid, "VmHWM").toFixed(0)} MB`);
+report.say(`after 300 requests: RSS ${kb(pid, "VmRSS").toFixed(0)} MB, peak ${kb(pid, "VmHWM").toFixed(0)} MB`);
 let max = 0;
 const t = setInterval(() => {
   max = Math.max(max, kb(pid, "VmRSS"));
 }, 100);
 const started = Date.now();
+report.progress.phase("60-day import through the gateway");
 const r = await cli(dataDir, "import", ["-"], { input: demoExportChunks({ days: 60 }), timeoutMs: 600_000 });
 clearInterval(t);
-console.log(
+report.say(
   `60-day import through the gateway: exit ${r.code} in ${((Date.now() - started) / 1000).toFixed(1)} s; RSS peak sampled ${max.toFixed(0)} MB, now ${kb(pid, "VmRSS").toFixed(0)} MB, VmHWM ${kb(pid, "VmHWM").toFixed(0)} MB; ${r.stdout.trim()}`,
 );
+report.progress.phase("restart");
 await stopAllGateways();
 const g2 = await startGateway("g2", { DATA_DIR: dataDir });
 await waitReady(g2, 300_000);
 const pid2 = JSON.parse(readFileSync(`${dataDir}/owner.lock`, "utf8")).pid;
-console.log(`restart (no import): RSS ${kb(pid2, "VmRSS").toFixed(0)} MB`);
+report.say(`restart (no import): RSS ${kb(pid2, "VmRSS").toFixed(0)} MB`);
 await requests(g2);
-console.log(`restart, after 300 requests: RSS ${kb(pid2, "VmRSS").toFixed(0)} MB, peak ${kb(pid2, "VmHWM").toFixed(0)} MB`);
+report.say(`restart, after 300 requests: RSS ${kb(pid2, "VmRSS").toFixed(0)} MB, peak ${kb(pid2, "VmHWM").toFixed(0)} MB`);
 await stopAllGateways();
 rmSync(join(dataDir, ".."), { recursive: true, force: true });
+await report.finish();

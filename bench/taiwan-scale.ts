@@ -23,6 +23,9 @@ import { migrate } from "../src/db/migrate.js";
 import { Rng } from "../src/demo/random.js";
 import { importExport } from "../src/import/apply.js";
 import { createGateway } from "../src/server.js";
+import { benchReport } from "./report.js";
+
+const report = benchReport("bench:environment");
 
 const LINE = {
   name: "bench:environment",
@@ -131,23 +134,27 @@ async function database(): Promise<Database & { drop?: () => Promise<void> }> {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 
 async function main() {
+  report.progress.phase("opening");
   const db = await database();
+  report.progress.phase("migrating");
   await migrate(db);
   const t0 = performance.now();
-  const summary = await importExport(db, Readable.from(exportChunks()));
+  const summary = await importExport(db, Readable.from(exportChunks()), { progress: report.progress });
   const importSeconds = (performance.now() - t0) / 1000;
   // The process's high-water mark (kB), embedded database included.
   const peakRss = process.resourceUsage().maxRSS * 1024;
-  console.log(`database: ${db.kind}`);
-  console.log(
+  report.say(`database: ${db.kind}`);
+  report.say(
     `import: ${summary.observations.toLocaleString("en")} observations, ${summary.stations} stations, ${summary.universities} schools in ${importSeconds.toFixed(1)} s; peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`,
   );
 
   const prisma = createReadClient(db);
   const gateway = createGateway({ db, prisma, auth: false, now: () => NOW });
   const time = async (label: string, path: string, check: (body: any) => void) => {
+    report.progress.phase(`timing ${label}`, { total: RUNS + 2, unit: "steps" });
     const samples: number[] = [];
     for (let i = 0; i < RUNS + 2; i++) {
+      report.progress.set(i);
       const started = performance.now();
       const response = await gateway.fetch(`http://bench${path}`);
       const body = await response.json();
@@ -157,7 +164,7 @@ async function main() {
       if (i >= 2) samples.push(ms); // two warm-up runs
     }
     samples.sort((a, b) => a - b);
-    console.log(
+    report.say(
       `${label}: median ${percentile(samples, 0.5).toFixed(0)} ms, p95 ${percentile(samples, 0.95).toFixed(0)} ms, max ${samples.at(-1)!.toFixed(0)} ms over ${RUNS} runs`,
     );
   };
@@ -173,3 +180,4 @@ async function main() {
 }
 
 await main();
+await report.finish();

@@ -7,9 +7,11 @@
  * back.
  *
  * `POST /commands/<name>`, header `x-command` = the JSON of
- * `{ args, tty }`, body = the command's input (empty if it reads none).
- * The answer streams one JSON object a line: `{"out":…}`, `{"err":…}`, and
- * last `{"exit":N}`.
+ * `{ args, tty, size }` (`size`: the input's bytes, or null), body = the
+ * command's input (empty if it reads none). The answer streams one JSON
+ * object a line: `{"out":…}`, `{"err":…}`, `{"progress":<state>}` (drawn by
+ * the command line, which keeps drawing while the gateway is busy), and last
+ * `{"exit":N}`.
  */
 import { chmodSync, rmSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
@@ -17,6 +19,7 @@ import { connect } from "node:net";
 import { createInterface } from "node:readline";
 import type { Database } from "../db/driver.js";
 import { migrate } from "../db/migrate.js";
+import type { ProgressSink, ProgressState } from "../observe/progress.js";
 import { type CommandIO, type CommandSpec, guarded, oneLine } from "./command.js";
 
 /** Serves `commands` on `socketPath` against `db`; resolves once listening. */
@@ -29,7 +32,7 @@ export async function serveCommands(socketPath: string, db: Database, commands: 
     res.on("error", () => undefined);
     const name = /^\/commands\/([\w:-]+)$/.exec(req.url ?? "")?.[1];
     const spec = req.method === "POST" && name ? byName.get(name) : undefined;
-    let header: { args: string[]; tty: boolean };
+    let header: { args: string[]; tty: boolean; size?: unknown };
     try {
       header = JSON.parse(String(req.headers["x-command"] ?? ""));
       if (!Array.isArray(header.args) || !header.args.every((a) => typeof a === "string")) throw new Error("bad args");
@@ -47,10 +50,14 @@ export async function serveCommands(socketPath: string, db: Database, commands: 
       out: (text) => send({ out: text }),
       err: (text) => send({ err: text }),
       tty: header.tty === true,
-      openInput: async () => guarded(req, "the command's input"),
+      openInput: async () => guarded(req, "the command's input", Number.isSafeInteger(header.size) ? (header.size as number) : null),
+      progressSink: () => ({ update: (state) => send({ progress: state }), end: async () => undefined }),
     };
     spec
-      .run(header.args, io, async (work) => work(db, await migrate(db)))
+      .run(header.args, io, async (work, progress) => {
+        progress?.phase("migrating");
+        return work(db, await migrate(db));
+      })
       .catch((error: unknown) => {
         io.err(`${spec.prefix}: ${oneLine(error)}\n`);
         return 1;
@@ -118,7 +125,10 @@ export async function forward(
         socketPath,
         method: "POST",
         path: `/commands/${spec.name}`,
-        headers: { "x-command": JSON.stringify({ args, tty: io.tty }), "content-type": "application/octet-stream" },
+        headers: {
+          "x-command": JSON.stringify({ args, tty: io.tty, size: input?.size ?? null }),
+          "content-type": "application/octet-stream",
+        },
       },
       (res) => {
         if (res.statusCode !== 200) {
@@ -127,14 +137,20 @@ export async function forward(
           return;
         }
         let exit: number | undefined;
+        let drawing: ProgressSink | undefined;
         const lines = createInterface({ input: res, crlfDelay: Infinity });
         lines.on("line", (line) => {
-          const message = JSON.parse(line) as { out?: string; err?: string; exit?: number };
+          const message = JSON.parse(line) as { out?: string; err?: string; progress?: ProgressState; exit?: number };
+          if (message.progress !== undefined) {
+            drawing ??= io.progressSink();
+            drawing.update(message.progress);
+          }
           if (message.out !== undefined) io.out(message.out);
           if (message.err !== undefined) io.err(message.err);
           if (message.exit !== undefined) exit = message.exit;
         });
-        lines.on("close", () => {
+        lines.on("close", async () => {
+          await drawing?.end();
           const failure = input?.readError();
           if (failure) reject(failure);
           else if (exit === undefined) reject(new Error("the gateway that owns the database stopped before the command finished"));

@@ -8,26 +8,34 @@ import { open } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { inspect } from "node:util";
 import type { Database } from "../db/driver.js";
+import type { Progress, ProgressSink } from "../observe/progress.js";
 import type { CommandLine, UsageAnswer } from "./args.js";
 
 /** Where a command writes, and what it reads. */
 export interface CommandIO {
   out(text: string): void;
   err(text: string): void;
-  /** Standard error is a terminal (progress may be drawn on one line). */
+  /** Standard error is a terminal. */
   tty: boolean;
   /** Opens the command's input: a file, or `-` for standard input. */
   openInput(path: string): Promise<CommandInput>;
+  /** Where the command's progress is drawn: on the terminal's standard error, as a bar or JSON lines. */
+  progressSink(): ProgressSink;
 }
 
 export interface CommandInput {
   input: Readable;
+  /** Its size in bytes, when it is known (a file's, not standard input's). */
+  size: number | null;
   /** Why reading stopped early, if it did. */
   readError(): Error | undefined;
 }
 
-/** Runs `work` on the migrated database (and closes it, if the command opened it). */
-export type WithDatabase = <T>(work: (db: Database, applied: string[]) => Promise<T>) => Promise<T>;
+/**
+ * Runs `work` on the migrated database (and closes it, if the command opened
+ * it), telling `progress` when it opens, migrates and closes.
+ */
+export type WithDatabase = <T>(work: (db: Database, applied: string[]) => Promise<T>, progress?: Progress) => Promise<T>;
 
 /** A command: its arguments, where it writes, and its database; resolves to the exit code. */
 export type Command = (args: string[], io: CommandIO, withDatabase: WithDatabase) => Promise<number>;
@@ -73,23 +81,26 @@ export const oneLine = (error: unknown): string =>
  */
 export async function openInput(path: string): Promise<CommandInput> {
   let source: Readable;
+  let size: number | null = null;
   if (path === "-") {
     source = process.stdin;
   } else {
     const file = await open(path, "r").catch((error: NodeJS.ErrnoException) => {
       throw new Error(`cannot read ${path}: ${error.code === "ENOENT" ? "no such file" : oneLine(error)}`);
     });
-    if ((await file.stat()).isDirectory()) {
+    const stat = await file.stat();
+    if (stat.isDirectory()) {
       await file.close();
       throw new Error(`cannot read ${path}: it is a directory`);
     }
+    size = stat.isFile() ? stat.size : null;
     source = file.createReadStream();
   }
-  return guarded(source, path === "-" ? "standard input" : path);
+  return guarded(source, path === "-" ? "standard input" : path, size);
 }
 
 /** A stream whose read error ends it early and is told by `readError()`. */
-export function guarded(source: Readable, name: string): CommandInput {
+export function guarded(source: Readable, name: string, size: number | null): CommandInput {
   let failure: Error | undefined;
   async function* chunks() {
     try {
@@ -98,5 +109,5 @@ export function guarded(source: Readable, name: string): CommandInput {
       failure = new Error(`cannot read ${name}: ${oneLine(error)}`);
     }
   }
-  return { input: Readable.from(chunks(), { objectMode: false }), readError: () => failure };
+  return { input: Readable.from(chunks(), { objectMode: false }), size, readError: () => failure };
 }

@@ -14,16 +14,22 @@ import { mkdirSync } from "node:fs";
 import { ConfigError, loadConfig } from "../config.js";
 import { type Database, openDatabase } from "../db/driver.js";
 import { migrate } from "../db/migrate.js";
+import { drawOnStderr, type Progress } from "../observe/progress.js";
 import { claim, ownedMessage, ownerOf } from "../db/owner.js";
 import { readArgs } from "./args.js";
 import { forward } from "./channel.js";
 import { answerUsage, type CommandIO, type CommandSpec, oneLine, openInput, type WithDatabase } from "./command.js";
 
 /** Opens the configured database and applies its pending migrations. */
-export async function openMigrated(env: NodeJS.ProcessEnv = process.env): Promise<{ db: Database; applied: string[] }> {
+export async function openMigrated(
+  env: NodeJS.ProcessEnv = process.env,
+  progress?: Progress,
+): Promise<{ db: Database; applied: string[] }> {
   const config = loadConfig(env);
+  progress?.phase("opening");
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
+    progress?.phase("migrating");
     return { db, applied: await migrate(db) };
   } catch (error) {
     await db.close().catch(() => undefined);
@@ -49,9 +55,11 @@ export function run(prefix: string, main: () => Promise<number>): void {
 /** This process's standard streams as a command's. */
 export const processIO: CommandIO = {
   out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
+  // On a terminal, a line of text first clears the progress bar it may be drawn over.
+  err: (text) => process.stderr.write(process.stderr.isTTY ? `\r\x1b[K${text}` : text),
   tty: process.stderr.isTTY === true,
   openInput,
+  progressSink: drawOnStderr,
 };
 
 /**
@@ -73,12 +81,12 @@ export function runCommand(spec: CommandSpec): void {
     if (owner?.socket) return forward(owner.socket, spec, spec.sendArgs?.(args) ?? args, processIO, stillOwner);
     // The directory is taken when the command opens the database, not before:
     // a usage mistake creates nothing and is told as such, whoever owns it.
-    const withOwned: WithDatabase = async (work) => {
+    const withOwned: WithDatabase = async (work, progress) => {
       mkdirSync(config.dataDir, { recursive: true });
       const claimed = claim(config.dataDir, spec.name);
       if (!claimed.held) throw new Owned(ownedMessage(config.dataDir, claimed.owner));
       try {
-        return await withOpened(work);
+        return await withOpened(work, progress);
       } finally {
         claimed.release();
       }
@@ -101,11 +109,12 @@ function refuse(spec: CommandSpec, message: string): number {
 }
 
 /** `WithDatabase` for a command that opens the database itself. */
-const withOpened: WithDatabase = async (work) => {
-  const { db, applied } = await openMigrated();
+const withOpened: WithDatabase = async (work, progress) => {
+  const { db, applied } = await openMigrated(process.env, progress);
   try {
     return await work(db, applied);
   } finally {
+    progress?.phase("closing");
     await db.close();
   }
 };

@@ -15,20 +15,20 @@ import type { Database } from "../db/driver.js";
 import { compareSemver } from "../domain/semver.js";
 import { readExport } from "./read.js";
 import { importRows } from "../observe/metrics.js";
+import type { Progress } from "../observe/progress.js";
 import { EXPORT_FORMAT, ImportError, ObservationRecord, parseRecord, type SectionName, type Stored } from "./records.js";
 import { rankStations } from "./stations.js";
 
 type Tx = Pick<Database, "exec" | "query">;
 
-/** Progress of a running import. */
-export interface ImportProgress {
-  section: SectionName;
-  records: number;
-}
-
 export interface ImportOptions {
-  /** Called now and then while records stream in. */
-  onProgress?: (progress: ImportProgress) => void;
+  /**
+   * Told of each phase: `validating` (bytes read, of `size`, and records by
+   * section), `checking references`, `writing` (rows) and `committing`.
+   */
+  progress?: Progress | undefined;
+  /** The export's size in bytes, when it is known. */
+  size?: number | null | undefined;
   /** Observations staged per statement. */
   batchSize?: number;
 }
@@ -174,7 +174,10 @@ export async function importExport(db: Database, input: Readable, options: Impor
       records[section].push(record);
     };
 
+    const progress = options.progress;
+    progress?.phase("validating", { total: options.size, unit: "bytes" });
     await readExport(input, {
+      bytes: (read) => progress?.set(read),
       header(key, value) {
         if (key === "format") format = value;
       },
@@ -186,18 +189,18 @@ export async function importExport(db: Database, input: Readable, options: Impor
         } else {
           collect(section, index, value);
         }
-        const count = section === "observations" ? observations : index + 1;
-        if (count % (section === "observations" ? 50_000 : 500) === 0) options.onProgress?.({ section, records: count });
+        progress?.rows(section, section === "observations" ? observations : index + 1);
       },
     });
     await flush();
-    if (observations > 0) options.onProgress?.({ section: "observations", records: observations });
 
     if (format !== EXPORT_FORMAT) {
       throw new ImportError(`format: expected "${EXPORT_FORMAT}", got ${JSON.stringify(format ?? null)}`);
     }
+    progress?.phase("checking references");
     await checkReferences(tx, records);
-    await store(tx, records);
+    await store(tx, records, observations, progress);
+    progress?.phase("committing");
     const { universities, courses, papers, conferences, hub_packs, stations } = records;
     return {
       universities: universities.length,
@@ -240,17 +243,27 @@ async function checkReferences(tx: Tx, c: Collected): Promise<void> {
   }
 }
 
-async function store(tx: Tx, c: Collected): Promise<void> {
+/** Writes what the export holds, telling `progress` the rows written so far. */
+async function store(tx: Tx, c: Collected, observations: number, progress: Progress | undefined): Promise<void> {
+  const versions = versionRows(c.hub_packs);
+  let written = 0;
+  const wrote = (rows: number) => {
+    written += rows;
+    progress?.set(written);
+  };
+  const total = TABLE_SECTIONS.reduce((n, s) => n + c[s].length, 0) + versions.length + observations;
+  progress?.phase("writing", { total, unit: "rows" });
   // Parents first; removing a parent cascades to its children.
   for (const section of TABLE_SECTIONS) {
     const { table, key, row } = TABLES[section] as Table<typeof section>;
     const rows = row ? (c[section] as Stored<typeof section>[]).map(row) : c[section];
     await upsert(tx, table, key, rows);
     await deleteAbsent(tx, table, key, rows);
+    wrote(rows.length);
   }
-  const versions = versionRows(c.hub_packs);
   await upsert(tx, "hub_pack_version", ["pack_id", "version"], versions);
   await deleteAbsent(tx, "hub_pack_version", ["pack_id", "version"], versions);
+  wrote(versions.length);
 
   const metrics = METRICS.map((m) => `"${m}"`);
   await tx.exec(
@@ -262,6 +275,7 @@ async function store(tx: Tx, c: Collected): Promise<void> {
      SELECT station_id, observed_at, ${metrics} FROM import_observation
      ON CONFLICT (station_id, observed_at) DO UPDATE SET ${metrics.map((m) => `${m} = EXCLUDED.${m}`)}`,
   );
+  wrote(observations);
 
   await tx.exec(`DELETE FROM school_station`);
   await upsert(tx, "school_station", ["university_id", "station_id"], rankStations(c.universities, c.stations));

@@ -14,6 +14,8 @@ export interface ExportVisitor {
   header(key: string, value: unknown): void | Promise<void>;
   /** One raw record of a section, with its index in that section. */
   record(section: SectionName, index: number, value: unknown): void | Promise<void>;
+  /** The bytes read so far, after each chunk. */
+  bytes?(read: number): void;
 }
 
 interface Token {
@@ -26,6 +28,14 @@ const isSection = (key: string): key is SectionName => Object.hasOwn(SECTIONS, k
 /** Reads the whole export from `input`, calling `visitor` in document order. */
 export async function readExport(input: Readable, visitor: ExportVisitor): Promise<void> {
   const tokens = input.pipe(parser.asStream({ packValues: true, streamValues: false }));
+  // Watching the chunks that pipe() hands on (a second 'data' listener takes nothing from it).
+  let read = 0;
+  if (visitor.bytes) {
+    input.on("data", (chunk: Buffer) => {
+      read += chunk.length;
+      visitor.bytes?.(read);
+    });
+  }
   // pipe() does not pass the source's failure on: end the token stream with it.
   let inputError: Error | undefined;
   input.once("error", (error: Error) => {

@@ -72,10 +72,14 @@ describe("while a gateway owns DATA_DIR", () => {
   it("an import from standard input is visible at once", async () => {
     const data = canaryExport();
     data.universities[0]!.name_en = "National Taiwan University (renamed by an import)";
-    const imported = await cli("import", ["-"], JSON.stringify(data));
+    const imported = await runCli(dataDir, "import", ["-"], { input: JSON.stringify(data), progress: true });
     expect(imported.stderr).toBe("");
     expect(imported.code).toBe(0);
-    expect(imported.stdout).toMatch(/^imported 3 universities, /);
+    expect(imported.stdout).toMatch(/^imported 3 universities, .* in \d+\.\d s\n$/);
+    // The gateway tells its progress over the command socket; the command line draws it.
+    const phases = [...new Set(imported.progress!.map((p) => p.phase))];
+    expect(phases).toEqual(["migrating", "validating", "checking references", "writing", "committing", "done"]);
+    expect(imported.progress!.at(-1)!.rows).toMatchObject({ universities: 3, courses: 6, observations: 2 });
     const created = JSON.parse((await cli("keys", ["create", "--name", "reader", "--json"])).stdout.trim()) as { key: string };
     const answer = await request(gateway, "/api/v1/universities", { key: created.key });
     expect(answer.json.items[0].name_en).toBe("National Taiwan University (renamed by an import)");

@@ -4,18 +4,21 @@
  * from the DATA_DIR the previous one left.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../support/cli.js";
 import { openDatabase } from "../../src/db/driver.js";
 import { readMigrations } from "../../src/db/migrate.js";
+import { writeDemoExportFile } from "../../src/demo/index.js";
 import { CANARY_COUNTS, canary, counts } from "./helpers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const TSX = join(ROOT, "node_modules", ".bin", "tsx");
-const SUMMARY = "imported 3 universities, 6 courses, 2 papers, 2 conferences, 4 hub packs (6 versions), 2 stations, 2 observations\n";
+const SUMMARY = "imported 3 universities, 6 courses, 2 papers, 2 conferences, 4 hub packs (6 versions), 2 stations, 2 observations";
+/** The summary line, ending with the time the import took. */
+const summary = (text = SUMMARY) => expect.stringMatching(new RegExp(`^${text.replace(/[()]/g, "\\$&")} in \\d+\\.\\d s\n$`));
 
 let tmp: string;
 let dataDir: string;
@@ -68,7 +71,7 @@ describe("npm run import", () => {
   it("imports a file into an empty DATA_DIR, migrating it first, and prints the summary", async () => {
     expect(await runImport([join(tmp, "canary.json")])).toEqual({
       code: 0,
-      stdout: SUMMARY,
+      stdout: summary(),
       stderr: readMigrations()
         .map((m) => `applied migration ${m.name}\n`)
         .join(""),
@@ -89,30 +92,71 @@ describe("npm run import", () => {
     const e = canary();
     e.courses = e.courses.slice(1);
     const result = await runImport(["-"], JSON.stringify(e));
-    expect(result).toEqual({ code: 0, stdout: SUMMARY.replace("6 courses", "5 courses"), stderr: "" });
+    expect(result).toEqual({ code: 0, stdout: summary(SUMMARY.replace("6 courses", "5 courses")), stderr: "" });
     expect(await dataCounts()).toEqual({ ...CANARY_COUNTS, course: 5 });
   }, 60_000);
 
+  it("without a terminal, writes a JSON progress line at each phase and every 2 s, and ends with the rows and the time", async () => {
+    const file = join(tmp, "demo.json");
+    await writeDemoExportFile(file, { days: 14 });
+    const size = statSync(file).size;
+    const run = await cli(join(tmp, "fresh"), "import", [file], { progress: true });
+    expect(run.code).toBe(0);
+    const lines = run.progress!;
+    expect([...new Set(lines.map((l) => l.phase))]).toEqual([
+      "opening",
+      "migrating",
+      "validating",
+      "checking references",
+      "writing",
+      "committing",
+      "closing",
+      "done",
+    ]);
+    // Never more than 2 s without a line (5 s is the promise), whatever the phase.
+    const gaps = lines.slice(1).map((l, i) => l.receivedMs - lines[i]!.receivedMs);
+    expect(Math.max(...gaps)).toBeLessThan(3_000);
+    const validating = lines.filter((l) => l.phase === "validating");
+    expect(validating.every((l) => l.total === size && l.unit === "bytes")).toBe(true);
+    expect(validating.some((l) => l.done > 0 && l.done < size && l.rate_per_s! > 0 && l.eta_s !== null)).toBe(true);
+    const writing = lines.filter((l) => l.phase === "writing");
+    expect(writing.every((l) => l.unit === "rows" && l.total! > 0)).toBe(true);
+    const last = lines.at(-1)!;
+    const [, universities, courses, observations, seconds] =
+      /^imported (\d+) universities, ([\d,]+) courses, .* ([\d,]+) observations in (\d+\.\d) s\n$/.exec(run.stdout)!;
+    expect(last.rows).toMatchObject({
+      universities: Number(universities),
+      courses: Number(courses!.replace(/,/g, "")),
+      observations: Number(observations!.replace(/,/g, "")),
+    });
+    expect(Number(seconds)).toBeCloseTo(last.elapsed_s, 0);
+  }, 120_000);
+
   const hasScript = spawnSync("script", ["--version"]).status === 0;
   it.skipIf(!hasScript)(
-    "shows progress on one line, only when stderr is a terminal",
+    "on a terminal, redraws one line with the phase, a bar, the rate and the ETA, and clears it before the summary",
     async () => {
-      const e = canary();
-      e.papers = Array.from({ length: 1_000 }, (_, i) => ({ ...e.papers[0]!, slug: `p-${i}` }));
-      const file = join(tmp, "papers.json");
-      writeFileSync(file, JSON.stringify(e));
+      const file = join(tmp, "demo.json"); // written by the test before
       // `script` gives the command a terminal; its output is what the terminal showed.
       const shown = await new Promise<string>((resolve, reject) => {
-        const child = spawn("script", ["-qec", `${TSX} src/cli/import.ts ${file}`, "/dev/null"], { cwd: ROOT, env: env(dataDir) });
+        const child = spawn("script", ["-qec", `${TSX} src/cli/import.ts ${file}`, "/dev/null"], { cwd: ROOT, env: env(join(tmp, "tty")) });
         let out = "";
         child.stdout.on("data", (d) => (out += d));
         child.on("error", reject);
         child.on("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${out}`))));
       });
-      expect(shown).toBe(
-        "\rpapers: 500\x1b[K\rpapers: 1,000\x1b[K\robservations: 2\x1b[K\r\x1b[K" +
-          SUMMARY.replace("2 papers", "1,000 papers").replace("\n", "\r\n"),
-      );
+      const [drawn, summaryLine] = shown.split("\r\x1b[Kimported ");
+      expect(summaryLine).toMatch(/^\d+ universities, .* in \d+\.\d s\r\n$/);
+      const redraws = drawn!.split("\r").filter((line) => line.startsWith("import: "));
+      expect(redraws.length).toBeGreaterThan(5);
+      expect(redraws.every((line) => line.endsWith("\x1b[K") && line.length < 80 + 3)).toBe(true);
+      expect(
+        redraws.some((line) =>
+          /^import: validating {2}▕[█░]{10}▏ +\d+% {2}\d+\.\d\/\d+\.\d MB {2}\d+\.\d MB\/s {2}ETA \d:\d\d {2}\d:\d\d/.test(line),
+        ),
+      ).toBe(true);
+      expect(redraws.some((line) => /^import: writing {2}▕[█░]{10}▏ +\d+% {2}[\d,]+\/[\d,]+ rows/.test(line))).toBe(true);
+      expect(shown).not.toContain('{"progress"');
     },
     60_000,
   );

@@ -5,7 +5,8 @@
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
-import { importExport, type ImportProgress } from "../../src/import/apply.js";
+import { importExport } from "../../src/import/apply.js";
+import type { Progress } from "../../src/observe/progress.js";
 import { freshPGlite } from "../support/databases.js";
 import { generatedExport } from "./helpers.js";
 
@@ -40,16 +41,24 @@ describe("a large export", () => {
       })(),
       { objectMode: false },
     );
-    const progress: ImportProgress[] = [];
+    // What the importer tells of its progress, as it tells it.
+    const phases: { name: string; total: number | null | undefined; unit?: string }[] = [];
+    const done: number[] = [];
+    let observationsCounted = 0;
+    const progress: Progress = {
+      phase: (name, options) => phases.push({ name, total: options?.total, unit: options?.unit }),
+      set: (n) => {
+        sample();
+        done.push(n);
+      },
+      rows: (section, n) => {
+        if (section === "observations") observationsCounted = n;
+      },
+    };
     const start = process.memoryUsage().heapUsed;
     const timer = setInterval(sample, 25);
     try {
-      const summary = await importExport(db, counted, {
-        onProgress: (p) => {
-          sample();
-          progress.push(p);
-        },
-      });
+      const summary = await importExport(db, counted, { progress, size: 123 });
       expect(summary).toMatchObject({ universities: 3, stations: STATIONS, observations: STATIONS * HOURS });
     } finally {
       clearInterval(timer);
@@ -57,9 +66,18 @@ describe("a large export", () => {
 
     expect(bytes).toBeGreaterThan(200 * MB);
     expect(peak - start).toBeLessThan(150 * MB);
-    expect(progress.filter((p) => p.section === "observations").map((p) => p.records)).toEqual([
-      50_000, 100_000, 150_000, 200_000, 200_000,
+    expect(phases).toEqual([
+      { name: "validating", total: 123, unit: "bytes" },
+      { name: "checking references", total: undefined, unit: undefined },
+      { name: "writing", total: 3 + STATIONS + STATIONS * HOURS, unit: "rows" },
+      { name: "committing", total: undefined, unit: undefined },
     ]);
+    expect(observationsCounted).toBe(STATIONS * HOURS);
+    // Bytes read while validating, a chunk at a time, up to the whole export; then rows written, up to all of them.
+    const bytesTold = done.slice(0, done.indexOf(bytes) + 1);
+    expect(bytesTold.length).toBeGreaterThan(100);
+    expect(bytesTold).toEqual([...bytesTold].sort((a, b) => a - b));
+    expect(done.slice(bytesTold.length).at(-1)).toBe(3 + STATIONS + STATIONS * HOURS);
     expect(await db.query(`SELECT count(*)::int AS n, count(DISTINCT station_id)::int AS s FROM observation`)).toEqual([
       { n: 200_000, s: STATIONS },
     ]);

@@ -5,12 +5,13 @@
  * server from any directory too.
  */
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
+import { canaryExport } from "../support/canary.js";
 import { freshPostgres } from "../support/databases.js";
 import { freePorts } from "../support/servers.js";
 
@@ -69,6 +70,28 @@ describe("npm run build", () => {
       expect(code, output).toBe(0);
     }
   }, 180_000);
+
+  it("imports from dist/ with plain node, drawing its progress from the built worker", async () => {
+    const db = await freshPostgres();
+    try {
+      const file = join(elsewhere, "canary.json");
+      writeFileSync(file, JSON.stringify(canaryExport()));
+      const { stdout, stderr } = await run(process.execPath, [join(ROOT, "dist", "src", "cli", "import.js"), file], {
+        cwd: elsewhere,
+        env: { PATH: process.env.PATH, DATABASE_URL: db.url },
+        timeout: 60_000,
+      });
+      expect(stdout).toMatch(/^imported 3 universities, .* in \d+\.\d s\n$/);
+      const phases = stderr
+        .split("\n")
+        .filter((line) => line.startsWith('{"progress":'))
+        .map((line) => (JSON.parse(line) as { phase: string }).phase);
+      expect(phases).toContain("validating");
+      expect(phases.at(-1)).toBe("done");
+    } finally {
+      await db.close();
+    }
+  }, 90_000);
 
   it.each(Object.entries(packageJson.bin))("bin %s runs from another directory", async (name, file) => {
     const { stdout } = await run(join(ROOT, file), ["--help"], { cwd: elsewhere, timeout: 30_000 });

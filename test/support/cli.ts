@@ -12,8 +12,32 @@ const NODE_TSX = [process.execPath, "--import", "tsx"] as const;
 export interface CliRun {
   code: number | null;
   stdout: string;
+  /** Standard error without the JSON progress lines (src/observe/progress.ts). */
   stderr: string;
+  /** The JSON progress lines, parsed, with when each arrived (ms since the start); only with `options.progress`. */
+  progress?: ProgressLine[];
 }
+
+/** One JSON progress line of a command whose standard error is not a terminal. */
+export interface ProgressLine {
+  progress: string;
+  phase: string;
+  elapsed_s: number;
+  done: number;
+  total: number | null;
+  unit: string;
+  percent: number | null;
+  rate_per_s: number | null;
+  eta_s: number | null;
+  rows: Record<string, number>;
+  /** When the test received it, in ms since the command started. */
+  receivedMs: number;
+}
+
+const PROGRESS_LINE = /^\{"progress":.*\n/gm;
+
+/** Takes the JSON progress lines out of a standard error. */
+const withoutProgress = (stderr: string) => stderr.replace(PROGRESS_LINE, "");
 
 export interface CliOptions {
   /** What the command reads on standard input (a string, or chunks written one by one). */
@@ -23,6 +47,8 @@ export interface CliOptions {
   timeoutMs?: number;
   /** More environment variables; `undefined` removes one (DATABASE_URL is removed unless given). */
   env?: Record<string, string | undefined>;
+  /** Also return the progress lines, parsed. */
+  progress?: boolean;
 }
 
 export function cli(dataDir: string, script: string, args: string[], options: CliOptions = {}): Promise<CliRun> {
@@ -43,16 +69,26 @@ export function cli(dataDir: string, script: string, args: string[], options: Cl
     });
     let stdout = "";
     let stderr = "";
+    const startedAt = Date.now();
+    const progress: ProgressLine[] = [];
+    let partial = "";
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`${script} ${args.join(" ")} did not finish in ${timeoutMs} ms:\n${stderr}`));
     }, timeoutMs);
     child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
+    child.stderr.on("data", (d) => {
+      stderr += d;
+      const lines = (partial + d).split("\n");
+      partial = lines.pop()!;
+      for (const line of lines) {
+        if (line.startsWith('{"progress":')) progress.push({ ...JSON.parse(line), receivedMs: Date.now() - startedAt });
+      }
+    });
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      resolve({ code, stdout, stderr: withoutProgress(stderr), ...(options.progress ? { progress } : {}) });
     });
     child.stdin.on("error", () => undefined); // the command may end before reading everything
     options.started?.(child);

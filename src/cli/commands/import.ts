@@ -4,6 +4,7 @@
  * export is refused or unreadable (nothing changed), 2 on a usage error.
  */
 import { importExport, type ImportSummary } from "../../import/apply.js";
+import { Tracker } from "../../observe/progress.js";
 import { type CommandLine, readArgs } from "../args.js";
 import { answerUsage, type Command, type CommandSpec } from "../command.js";
 
@@ -18,11 +19,11 @@ database, migrating it first. All or nothing: a refused export changes nothing.`
 } satisfies CommandLine;
 const n = (value: number) => value.toLocaleString("en-US");
 
-function summary(s: ImportSummary): string {
+function summary(s: ImportSummary, seconds: number): string {
   return (
     `imported ${n(s.universities)} universities, ${n(s.courses)} courses, ${n(s.papers)} papers, ` +
     `${n(s.conferences)} conferences, ${n(s.hubPacks)} hub packs (${n(s.packVersions)} versions), ` +
-    `${n(s.stations)} stations, ${n(s.observations)} observations`
+    `${n(s.stations)} stations, ${n(s.observations)} observations in ${seconds.toFixed(1)} s`
   );
 }
 
@@ -37,22 +38,21 @@ const importCli: Command = async (args, io, withDatabase) => {
   if (!read.ok) return answerUsage(io, read);
   const path = read.positionals[0]!;
   if (path === "") return answerUsage(io, { ok: false, code: 2, stream: "err", text: `import: the file name is empty\n${LINE.usage}\n` });
-  const { input, readError } = await io.openInput(path);
+  const { input, size, readError } = await io.openInput(path);
+  const progress = new Tracker("import", io.progressSink());
   try {
     const result = await withDatabase(async (db, applied): Promise<ImportSummary> => {
       for (const name of applied) io.err(`applied migration ${name}\n`);
-      try {
-        return await importExport(db, input, {
-          onProgress: io.tty ? (p) => io.err(`\r${p.section}: ${n(p.records)}\x1b[K`) : undefined,
-        }).catch((error: unknown) => {
-          throw readError() ?? error;
-        });
-      } finally {
-        if (io.tty) io.err("\r\x1b[K");
-      }
-    });
-    io.out(`${summary(result)}\n`);
+      return await importExport(db, input, { progress, size }).catch((error: unknown) => {
+        throw readError() ?? error;
+      });
+    }, progress);
+    await progress.end();
+    io.out(`${summary(result, progress.elapsedSeconds())}\n`);
     return 0;
+  } catch (error) {
+    await progress.end("failed");
+    throw error;
   } finally {
     input.destroy();
   }

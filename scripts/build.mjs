@@ -8,6 +8,24 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const USAGE = `usage: npm run build
+
+Compiles src/ and rest/ to dist/ with the files they read at run time;
+then node dist/src/main.js serves with no TypeScript tooling.`;
+// As every command (src/cli/args.ts): --help answers, anything else is a usage error.
+const args = process.argv.slice(2);
+if (args.includes("--help") || args.includes("-h")) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+try {
+  parseArgs({ args, options: {}, strict: true });
+} catch (error) {
+  process.stderr.write(`build: ${error.message}\n${USAGE}\n`);
+  process.exit(2);
+}
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");

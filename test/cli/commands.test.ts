@@ -2,8 +2,8 @@
  * Every `npm run` command behaves like a command: `--help` prints its usage
  * and exits 0, an unknown option prints the usage and exits 2, and neither
  * touches anything (an empty DATA_DIR stays empty, no file is written). The
- * commands are those of package.json that run a TypeScript entry, so a new
- * one is checked without being listed here.
+ * commands are those of package.json that run a TypeScript entry (and the
+ * build), so a new one is checked without being listed here.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -14,7 +14,10 @@ import { afterAll, describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
-const COMMANDS = ["start", ...Object.keys(scripts).filter((name) => name !== "start" && /^node --import tsx /.test(scripts[name]!))];
+const COMMANDS = [
+  "start",
+  ...Object.keys(scripts).filter((name) => name !== "start" && /^node (--import tsx |scripts\/build)/.test(scripts[name]!)),
+];
 
 const tmp = mkdtempSync(join(tmpdir(), "commands-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -80,6 +83,7 @@ describe("every npm run command", () => {
         "bench:environment",
         "bench:cost",
         "bench:memory",
+        "build",
       ]),
     );
   });

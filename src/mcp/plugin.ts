@@ -5,6 +5,7 @@
  * request's context. Keys and limits are checked before (useApiKeys).
  */
 import { requestIdOf } from "../plugins/access-log.js";
+import { jsonAnswer } from "../refusal.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -85,7 +86,9 @@ export function useMcp(options: McpOptions): Plugin {
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {
-        endResponse(await transport.handleRequest(request, screened.body === undefined ? undefined : { parsedBody: screened.body }));
+        endResponse(
+          await inFull(await transport.handleRequest(request, screened.body === undefined ? undefined : { parsedBody: screened.body })),
+        );
       } finally {
         void server.close();
       }
@@ -93,14 +96,24 @@ export function useMcp(options: McpOptions): Plugin {
   };
 }
 
+/**
+ * The SDK's JSON answer read whole and sent with its length (the SDK streams
+ * it, which would go out chunked, with no length for the client, the access
+ * log or compression's threshold). Anything else (an event stream, no body)
+ * goes as it is.
+ */
+async function inFull(answer: Response): Promise<Response> {
+  if (answer.body === null || !answer.headers.get("content-type")?.startsWith("application/json")) return answer;
+  const headers = Object.fromEntries(answer.headers);
+  delete headers["content-length"];
+  return jsonAnswer(answer.status, await answer.text(), headers);
+}
+
 /** Largest MCP message read, in bytes. */
 const MAX_BODY_BYTES = 1 << 20;
 
 const rpcError = (status: number, id: unknown, code: number, message: string) =>
-  new Response(JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error: { code, message } }), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8" },
-  });
+  jsonAnswer(status, JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error: { code, message } }));
 
 /**
  * Reads a POSTed message and refuses, in JSON-RPC, what the SDK would answer

@@ -13,6 +13,7 @@ import { bearerKey } from "../keys/secret.js";
 import { limitHeaders } from "../limits/headers.js";
 import type { RateLimits } from "../limits/rate-limits.js";
 import { refusalBody, type Surface } from "./error-shapes.js";
+import { jsonAnswer } from "../refusal.js";
 import { isGraphiQLPage, ownerOf } from "./paths.js";
 
 export interface ApiKeyOptions {
@@ -66,10 +67,7 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
     outcomes.set(request, outcome);
     const refuse = (refusal: KeyRefusal, status: number, message: string, code: string, headers: Record<string, string> = {}) => {
       outcome.refusal = refusal;
-      return new Response(refusalBody(surface, message, { graphql: code, rpc: MCP_CODES[code] ?? -32603 }), {
-        status,
-        headers: { "content-type": "application/json; charset=utf-8", ...headers },
-      });
+      return jsonAnswer(status, refusalBody(surface, message, { graphql: code, rpc: MCP_CODES[code] ?? -32603 }), headers);
     };
     const presented = bearerKey(request.headers.get("authorization"));
     if ("problem" in presented && presented.problem === "missing") {

@@ -52,6 +52,21 @@ function logLines(): Map<string, Record<string, unknown>[]> {
   return lines;
 }
 
+/**
+ * The request lines so far, once those of `ids` are there: the line is
+ * written as the answer goes out, and reaches the test's pipe a moment after
+ * the answer may have reached the test.
+ */
+async function logLinesOf(ids: (string | null | undefined)[]): Promise<Map<string, Record<string, unknown>[]>> {
+  const deadline = Date.now() + 5_000;
+  let lines = logLines();
+  while (!ids.every((id) => id && lines.has(id)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    lines = logLines();
+  }
+  return lines;
+}
+
 /** Sends bytes on a socket of their own and reads the answer. */
 function raw(base: string, bytes: string): Promise<ReturnType<typeof parseResponse>> {
   const port = Number(new URL(base).port);
@@ -96,7 +111,7 @@ describe("the access log and request ids", () => {
       await request(gateway, "/healthz"),
     ];
     expect(answers.map((a) => a.status)).toEqual([200, 401, 401, 404, 404, 200, 200, 200]);
-    const lines = logLines();
+    const lines = await logLinesOf(answers.map((a) => a.headers.get("x-request-id")));
     const surfaces = ["rest", "rest", "rest", "rest", "rest", "graphql", "mcp", "page"];
     answers.forEach((answer, i) => {
       const id = answer.headers.get("x-request-id");
@@ -111,6 +126,9 @@ describe("the access log and request ids", () => {
       expect(mine[0]).toMatchObject({ surface: surfaces[i], address: "127.0.0.1" });
       expect(typeof mine[0]!.ms).toBe("number");
       expect(typeof mine[0]!.route).toBe("string");
+      // The body's bytes before compression, refusals included (a refusal once went out chunked, with no length).
+      expect(mine[0]!.bytes, `bytes of answer ${i}`).toBe(Buffer.byteLength(answer.text));
+      expect(answer.headers.get("content-encoding") ?? answer.headers.get("content-length"), `length of answer ${i}`).not.toBeNull();
     });
     expect(lines.get(answers[0]!.headers.get("x-request-id")!)![0]).toMatchObject({
       route: "/api/v1/courses",
@@ -130,7 +148,7 @@ describe("the access log and request ids", () => {
   it("echoes a sane incoming id and replaces one that is not", async () => {
     const echoed = await request(gateway, "/api/v1/universities", { key, headers: { "x-request-id": "lb-7f3a.42:abc" } });
     expect(echoed.headers.get("x-request-id")).toBe("lb-7f3a.42:abc");
-    expect(logLines().get("lb-7f3a.42:abc")).toHaveLength(1);
+    expect((await logLinesOf(["lb-7f3a.42:abc"])).get("lb-7f3a.42:abc")).toHaveLength(1);
     for (const insane of ["has space", "x".repeat(200), 'quote"d']) {
       const answer = await request(gateway, "/api/v1/universities", { key, headers: { "x-request-id": insane } });
       expect(answer.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
@@ -147,7 +165,12 @@ describe("the access log and request ids", () => {
     expect(malformed.status).toBe(400);
     const oversized = await raw(gateway.base, `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
     expect(oversized.status).toBe(431);
-    const lines = logLines();
+    const lines = await logLinesOf([
+      limited.headers.get("x-request-id"),
+      wrongMethod.headers.get("x-request-id"),
+      malformed.headers["x-request-id"],
+      oversized.headers["x-request-id"],
+    ]);
     for (const id of [
       limited.headers.get("x-request-id"),
       wrongMethod.headers.get("x-request-id"),
@@ -157,6 +180,7 @@ describe("the access log and request ids", () => {
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
       expect(lines.get(id!), `log line of ${id}`).toHaveLength(1);
     }
+    expect(lines.get(limited.headers.get("x-request-id")!)![0]!.bytes).toBe(Buffer.byteLength(limited.text));
   });
 });
 

@@ -9,6 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { canaryExport } from "../support/canary.js";
@@ -63,6 +65,24 @@ describe("npm run build", () => {
       expect(((await answer.json()) as { success: boolean }).success).toBe(true);
       // No TypeScript loader in the process: its loaded modules are the built ones.
       expect(readFileSync(`/proc/${child.pid}/cmdline`, "utf8")).not.toContain("tsx");
+
+      // An MCP client launches the stdio server by the bin's path alone, as the README's snippet does.
+      const client = new Client({ name: "test", version: "1.0.0" });
+      await client.connect(
+        new StdioClientTransport({
+          command: join(ROOT, packageJson.bin["uedu-mcp"]!),
+          cwd: elsewhere,
+          env: { PATH: process.env.PATH ?? "", UEDU_API_KEY: key, UEDU_API_BASE_URL: `http://127.0.0.1:${port}` },
+          stderr: "pipe",
+        }),
+      );
+      try {
+        const result = await client.callTool({ name: "list_universities", arguments: {} });
+        expect(result.isError).toBeFalsy();
+        expect((result.structuredContent as { items: unknown[] }).items.length).toBeGreaterThan(0);
+      } finally {
+        await client.close();
+      }
     } finally {
       child.kill("SIGTERM");
       const code = await new Promise((resolve) => child.once("exit", resolve));

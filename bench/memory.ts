@@ -15,6 +15,7 @@ import { commandLine } from "../src/cli/args.js";
 import { cli } from "../test/support/cli.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../test/support/gateway-process.js";
 import { demoExportChunks } from "../src/demo/index.js";
+import type { ProgressUnit } from "../src/observe/progress.js";
 import { benchReport } from "./report.js";
 
 commandLine({
@@ -58,7 +59,19 @@ const t = setInterval(() => {
 }, 100);
 const started = Date.now();
 report.progress.phase("60-day import through the gateway");
-const r = await cli(dataDir, "import", ["-"], { input: demoExportChunks({ days: 60 }), timeoutMs: 600_000 });
+let importPhase = "";
+const r = await cli(dataDir, "import", ["-"], {
+  input: demoExportChunks({ days: 60 }),
+  timeoutMs: 600_000,
+  // The command's own progress, shown as this benchmark's.
+  onProgress: (line) => {
+    if (line.phase !== importPhase) {
+      importPhase = line.phase;
+      report.progress.phase(`60-day import through the gateway: ${line.phase}`, { total: line.total, unit: line.unit as ProgressUnit });
+    }
+    report.progress.set(line.done);
+  },
+});
 clearInterval(t);
 report.say(
   `60-day import through the gateway: exit ${r.code} in ${((Date.now() - started) / 1000).toFixed(1)} s; RSS peak sampled ${max.toFixed(0)} MB, now ${kb(pid, "VmRSS").toFixed(0)} MB, VmHWM ${kb(pid, "VmHWM").toFixed(0)} MB; ${r.stdout.trim()}`,

@@ -49,6 +49,8 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   /** Also return the progress lines, parsed. */
   progress?: boolean;
+  /** Told of each progress line as it arrives. */
+  onProgress?: (line: ProgressLine) => void;
 }
 
 export function cli(dataDir: string, script: string, args: string[], options: CliOptions = {}): Promise<CliRun> {
@@ -82,7 +84,10 @@ export function cli(dataDir: string, script: string, args: string[], options: Cl
       const lines = (partial + d).split("\n");
       partial = lines.pop()!;
       for (const line of lines) {
-        if (line.startsWith('{"progress":')) progress.push({ ...JSON.parse(line), receivedMs: Date.now() - startedAt });
+        if (!line.startsWith('{"progress":')) continue;
+        const parsed: ProgressLine = { ...JSON.parse(line), receivedMs: Date.now() - startedAt };
+        progress.push(parsed);
+        options.onProgress?.(parsed);
       }
     });
     child.on("error", reject);

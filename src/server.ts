@@ -24,6 +24,8 @@ import { useRequestShare } from "./plugins/request-share.js";
 import { RestApi } from "../rest/api.js";
 import { useRestApi } from "../rest/plugin.js";
 import { schema } from "./schema/index.js";
+import { GRAPHIQL_OPTIONS, renderGraphiQLPage } from "./pages/graphiql.js";
+import { usePages } from "./pages/plugin.js";
 
 export interface GatewayOptions {
   /** The open database (for readiness checks). */
@@ -63,6 +65,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const context = () => createContext(options.prisma, now());
   const guard = options.auth ? useApiKeys(options.auth) : undefined;
   const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
+  const limits = options.limits ?? { perMinute: 60, perDay: 10_000 };
   const api = new RestApi(schema, { timeoutMs: requestTimeoutMs });
   const access = useAccessLog({
     ...(options.log ? { log: options.log } : {}),
@@ -75,11 +78,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     graphqlEndpoint: "/graphql",
     cors: false, // useCors below: no credentials, and OPTIONS as docs/contract.md §1 says
     landingPage: false,
-    graphiql: {
-      title: "Public Data API — GraphQL",
-      defaultQuery: DEFAULT_QUERY,
-      headers: JSON.stringify({ Authorization: "Bearer <API_KEY>" }, null, 2),
-    },
+    graphiql: GRAPHIQL_OPTIONS,
+    renderGraphiQL: renderGraphiQLPage,
     context,
     maskedErrors: { maskError: maskUnavailable },
     ...(options.log ? { logging: options.log } : {}),
@@ -92,11 +92,12 @@ export function createGateway(options: GatewayOptions): Gateway {
       useCors({ origins: options.corsOrigins }),
       useMcpOrigins({ origins: options.corsOrigins, loopback: options.loopback }),
       useHealth({ db: options.db }),
+      usePages({ limits }),
       ...(guard ? [guard.plugin] : []),
       useRestApi({
         api,
         context,
-        limits: options.limits ?? { perMinute: 60, perDay: 10_000 },
+        limits,
         ...(guard ? { authorize: (request: Request) => guard.authorize(request, "rest") } : {}),
         ...(options.log ? { log: options.log } : {}),
       }),
@@ -119,16 +120,3 @@ function routeOf(api: RestApi, path: string): string {
   if (path === "/api/v1" || path === "/api/v1/") return "/api/v1";
   return api.match(path)?.route.path ?? "(unknown)";
 }
-
-const DEFAULT_QUERY = `# Public data of the learning platform. Put your API key in the Headers tab.
-{
-  universities(first: 5) {
-    totalCount
-    nodes { databaseId code nameZh region timezone }
-  }
-  courses(first: 3, q: "程式") {
-    totalCount
-    nodes { databaseId courseNameChinese school semester }
-  }
-}
-`;

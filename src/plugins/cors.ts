@@ -27,6 +27,7 @@ const METHODS: Record<PathOwner, string> = {
   rest: "GET, HEAD",
   health: "GET, HEAD",
   openapi: "GET, HEAD",
+  page: "GET, HEAD",
 };
 
 const ALLOWED_HEADERS = "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID";

@@ -11,7 +11,7 @@ import type { Plugin } from "graphql-yoga";
 import { failure } from "../refusal.js";
 
 /** What answers a path. */
-export type PathOwner = "graphql" | "mcp" | "rest" | "health" | "openapi";
+export type PathOwner = "graphql" | "mcp" | "rest" | "health" | "openapi" | "page";
 
 /** The owner of a normalised URL path (as `new URL(...).pathname` gives it), if any. */
 export function ownerOf(pathname: string): PathOwner | undefined {
@@ -25,7 +25,10 @@ export function ownerOf(pathname: string): PathOwner | undefined {
       return "health";
     case "/openapi.json":
       return "openapi";
+    case "/":
+      return "page";
   }
+  if (pathname.startsWith("/assets/")) return "page";
   return pathname === "/api/v1" || pathname.startsWith("/api/v1/") ? "rest" : undefined;
 }
 
@@ -33,7 +36,7 @@ export function ownerOf(pathname: string): PathOwner | undefined {
 export const isGraphiQLPage = (request: Request, url: URL) =>
   request.method === "GET" && !url.searchParams.has("query") && (request.headers.get("accept") ?? "").includes("text/html");
 
-/** The surface a request is for: REST, GraphQL, MCP, or a page (health, OpenAPI, metrics, GraphiQL, an unknown path). */
+/** The surface a request is for: REST, GraphQL, MCP, or a page (landing, assets, health, OpenAPI, metrics, GraphiQL, an unknown path). */
 export function surfaceOf(request: Request, url: URL): "rest" | "graphql" | "mcp" | "page" {
   const owner = ownerOf(url.pathname);
   if (owner === "rest" || owner === "mcp") return owner;

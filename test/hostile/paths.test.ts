@@ -101,7 +101,7 @@ describe("GraphQL and MCP answer at exactly their paths", () => {
   });
 
   it("unknown paths elsewhere are 404 in JSON (HEAD without a body)", async () => {
-    for (const path of ["/", "/nope", "/api", "/api/v2/universities", "/healthz/", "/openapi.json/x"]) {
+    for (const path of ["/nope", "/api", "/api/v2/universities", "/healthz/", "/openapi.json/x", "/assets", "/index.html"]) {
       const response = await t.gateway.fetch(`http://gateway.test${path}`);
       expect(response.status, path).toBe(404);
       expect(response.headers.get("content-type")).toBe(JSON_TYPE);

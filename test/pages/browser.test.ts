@@ -1,0 +1,134 @@
+/**
+ * The front door in a real browser (Debian's Chromium, driven by
+ * playwright-core), on a machine with no internet: every request that is not
+ * to the gateway itself fails the test, and so does any error on a page.
+ *   - The landing page renders, and a pasted key is remembered.
+ *   - GraphiQL, served with every file from the gateway, runs a query with
+ *     that key and shows the result, and its Docs explorer lists the schema
+ *     without a manual re-fetch.
+ * Screenshots of each page go to artifacts/screenshots/ (git-ignored).
+ *
+ * `.ci/run` installs Chromium; elsewhere the test is skipped when it is
+ * missing, unless REQUIRE_BROWSER is set (as CI sets it).
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KeyStore } from "../../src/keys/store.js";
+import { RateLimits } from "../../src/limits/rate-limits.js";
+import { canaryExport } from "../support/canary.js";
+import { freshPGlite } from "../support/databases.js";
+import { type TestGateway, testGateway } from "../support/gateway.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const SCREENSHOTS = join(import.meta.dirname, "..", "..", "artifacts", "screenshots");
+const present = existsSync(CHROMIUM);
+if (!present && process.env.REQUIRE_BROWSER) throw new Error(`REQUIRE_BROWSER is set but ${CHROMIUM} is missing`);
+
+let t: TestGateway;
+let server: Server;
+let base: string;
+let key: string;
+let browser: Browser;
+let context: BrowserContext;
+/** Requests to anywhere but the gateway, and errors on pages: each fails the test. */
+const outside: string[] = [];
+const pageErrors: string[] = [];
+/** The Authorization header of each POST to /graphql the pages sent. */
+const graphqlAuth: (string | undefined)[] = [];
+
+beforeAll(async () => {
+  if (!present) return;
+  const db = await freshPGlite();
+  key = (await new KeyStore(db).create({ name: "browser" })).key;
+  const limits = new RateLimits({ defaults: { perMinute: 1_000, perDay: 100_000 } });
+  t = await testGateway(canaryExport(), {
+    db,
+    gateway: { auth: { keys: new KeyStore(db), limits }, limits: { perMinute: 60, perDay: 10_000 } },
+  });
+  server = createServer(t.gateway);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      // No name resolves but the gateway's own address: nothing can leave the machine.
+      "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+    ],
+  });
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context.on("request", (request) => {
+    const url = new URL(request.url());
+    if (url.protocol === "data:" || url.protocol === "blob:") return;
+    if (url.origin !== base) outside.push(request.url());
+    if (url.pathname === "/graphql" && request.method() === "POST") graphqlAuth.push(request.headers().authorization);
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+  await t?.close();
+});
+
+async function open(path: string): Promise<Page> {
+  const page = await context.newPage();
+  page.on("pageerror", (error) => pageErrors.push(`${path}: ${error.message}`));
+  await page.goto(`${base}${path}`);
+  return page;
+}
+
+describe.skipIf(!present)("the front door in a browser, offline", () => {
+  it("the landing page renders the service, its terms and limits, and remembers a pasted key", async () => {
+    const page = await open("/");
+    expect(await page.textContent("h1")).toBe("Public Data API");
+    expect(await page.textContent("#per-minute")).toBe("60");
+    expect(await page.textContent("#per-day")).toBe("10,000");
+    expect(await page.textContent("#terms + ul")).toContain("No commercial bulk scraping or resale of the data.");
+    expect(await page.textContent("#key-state")).toBe("no key saved");
+    await page.fill("#api-key", key);
+    await Promise.all([page.waitForEvent("load"), page.click("#save-key")]);
+    expect(await page.evaluate(() => localStorage.getItem("uedu.apiKey"))).toBe(key);
+    expect(await page.textContent("#key-state")).toBe(`saved: ${key.slice(0, 10)}…`);
+    expect(await page.textContent("#key-check")).toContain("A key is saved in this browser");
+    // The key is in the browser, never in the page the server wrote.
+    expect(await (await fetch(`${base}/`)).text()).not.toContain(key);
+    await page.screenshot({ path: join(SCREENSHOTS, "landing.png"), fullPage: true });
+    await page.close();
+  }, 60_000);
+
+  it("GraphiQL runs a query with the saved key, and its Docs list the schema with no re-fetch", async () => {
+    const page = await open("/graphql");
+    expect(await page.title()).toBe("Public Data API — GraphQL");
+    await page.getByRole("button", { name: /Execute query/ }).click();
+    // The result editor writes its spaces as no-break spaces (\s matches both).
+    await page.waitForFunction(() => /"totalCount":\s3/.test(document.querySelector(".graphiql-response")?.textContent ?? ""), null, {
+      timeout: 30_000,
+    });
+    expect(await page.textContent(".graphiql-response")).toMatch(/"code":\s"NTU"/);
+    await page.getByRole("button", { name: "Show Documentation Explorer" }).click();
+    await page.locator(".graphiql-doc-explorer").getByText("Query", { exact: true }).first().click();
+    await expect.poll(() => page.textContent(".graphiql-doc-explorer"), { timeout: 10_000 }).toContain("University");
+    // Every request GraphiQL made, the schema's introspection first, carried the key.
+    expect(graphqlAuth.length).toBeGreaterThanOrEqual(2);
+    expect(graphqlAuth.every((header) => header === `Bearer ${key}`)).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, "graphiql.png") });
+    await page.close();
+  }, 90_000);
+
+  it("nothing was asked of any other host, and no page had an error", () => {
+    expect(outside).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});

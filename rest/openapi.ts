@@ -346,12 +346,33 @@ function rootOperation(operationId: string): Json {
   };
 }
 
+/** What the health checks answer to a method other than GET or HEAD. */
+const HEALTH_METHOD_NOT_ALLOWED: Json = {
+  description: "A method other than GET or HEAD; `Allow` names those two.",
+  headers: { Allow: { schema: { type: "string", const: "GET, HEAD" } } },
+  content: json({
+    type: "object",
+    required: ["status"],
+    additionalProperties: false,
+    properties: { status: { type: "string", const: "method not allowed" } },
+  }),
+};
+
+/**
+ * Where the API is: `npm start`'s default address. The gateway serves the
+ * document with its own address instead (rest/plugin.ts).
+ */
+export const DEFAULT_SERVER = {
+  url: "http://127.0.0.1:4000",
+  description: "A gateway started with npm start on its default HOST and PORT.",
+};
+
 /** The OpenAPI 3.1 document of the v1 contract for `routes` (the v1 table by default). */
 export function buildOpenApi(routes: readonly Route[] = ROUTES): object {
   const envelopes: Record<string, Json> = {};
   const paths: Record<string, Json> = {
+    // `/api/v1/` answers the same; a document lists one of the two (a path with a trailing slash is a lint error).
     "/api/v1": { get: rootOperation("root") },
-    "/api/v1/": { get: rootOperation("rootWithSlash") },
   };
   for (const route of routes) {
     const resource = RESOURCES[route.path];
@@ -378,7 +399,7 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES): object {
       summary: "Liveness: answers while the process runs.",
       tags: [SERVICE_TAG.name],
       security: [],
-      responses: { "200": { description: "Alive.", content: json(ref("Health")) } },
+      responses: { "200": { description: "Alive.", content: json(ref("Health")) }, "405": HEALTH_METHOD_NOT_ALLOWED },
     },
   };
   paths["/readyz"] = {
@@ -389,6 +410,7 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES): object {
       security: [],
       responses: {
         "200": { description: "Ready.", content: json(ref("Ready")) },
+        "405": HEALTH_METHOD_NOT_ALLOWED,
         "503": {
           description: "Not ready. The answer is reused for up to a second, and the check waits at most 800 ms.",
           headers: { "Retry-After": { $ref: "#/components/headers/Retry-After" } },
@@ -434,6 +456,7 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES): object {
         "The same data is served over GraphQL at `/graphql` and over MCP (streamable HTTP) at `/mcp`, with the same key.",
       ].join("\n"),
     },
+    servers: [DEFAULT_SERVER],
     tags,
     security: [{ bearer: [] }],
     paths,

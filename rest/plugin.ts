@@ -43,7 +43,19 @@ const ALLOW = "GET, HEAD";
 export function useRestApi(options: RestApiOptions): Plugin {
   const { api } = options;
   const root = JSON.stringify(rootBody(api.routes, options.limits));
-  let openapi: string | undefined;
+  let openapi: Record<string, unknown> | undefined;
+  /** The document as served at each origin it was asked at (a few at most: the gateway's own addresses). */
+  const served = new Map<string, string>();
+  /** The committed document, naming as its server the address it is served from, so "try it" calls this gateway. */
+  const openapiAt = (origin: string): string => {
+    openapi ??= JSON.parse(readFileSync(OPENAPI_FILE, "utf8")) as Record<string, unknown>;
+    let text = served.get(origin);
+    if (text === undefined) {
+      text = JSON.stringify({ ...openapi, servers: [{ url: origin, description: "This gateway." }] }, null, 2);
+      if (served.size < 16) served.set(origin, text);
+    }
+    return text;
+  };
 
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
@@ -60,8 +72,7 @@ export function useRestApi(options: RestApiOptions): Plugin {
 
       if (path === "/openapi.json") {
         if (!readOnly) return notAllowed();
-        openapi ??= readFileSync(OPENAPI_FILE, "utf8");
-        return respond(200, openapi);
+        return respond(200, openapiAt(url.origin));
       }
       if (path !== "/api/v1" && !path.startsWith("/api/v1/")) return;
       if (path === "/api/v1" || path === "/api/v1/") return readOnly ? respond(200, root) : notAllowed();

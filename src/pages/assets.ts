@@ -1,11 +1,15 @@
 /**
  * The files the browser pages load, all from the gateway itself: GraphiQL's
  * bundle, style sheet and Monaco workers (`@graphql-yoga/render-graphiql`,
- * which ships them as strings, so nothing comes from a CDN) and the
+ * which ships them as strings, so nothing comes from a CDN), Swagger UI's
+ * bundle and style sheet (`swagger-ui-dist`) for the REST reference, and the
  * service's icon. Each is served at a name that carries a hash of its
  * content, so a browser may keep it for a year.
  */
 import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 
 /** One served file. */
 export interface Asset {
@@ -54,10 +58,41 @@ export function graphiqlAssets(): Promise<GraphiQLAssets> {
   return graphiql;
 }
 
+/** The files of the REST reference page. */
+export interface SwaggerAssets {
+  script: Asset;
+  style: Asset;
+}
+
+let swagger: Promise<SwaggerAssets> | undefined;
+
+/** Swagger UI's files, read on first use from the installed package. */
+export function swaggerAssets(): Promise<SwaggerAssets> {
+  swagger ??= (async () => {
+    const dir = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+    const [script, style] = await Promise.all([
+      readFile(join(dir, "swagger-ui-bundle.js"), "utf8"),
+      readFile(join(dir, "swagger-ui.css"), "utf8"),
+    ]);
+    return {
+      // The bundle names its source map, which is not served: drop the reference.
+      script: asset("swagger-ui", "js", "text/javascript; charset=utf-8", script.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n")),
+      style: asset("swagger-ui", "css", "text/css; charset=utf-8", style.replace(/\n?\/\*# sourceMappingURL=[^*\s]+\s*\*\/\s*$/, "\n")),
+    };
+  })();
+  return swagger;
+}
+
 /** The asset served at `path`, if any. */
 export async function assetAt(path: string): Promise<Asset | undefined> {
   if (path === ICON.path) return ICON;
-  if (!path.startsWith("/assets/graphiql")) return undefined;
-  const g = await graphiqlAssets();
-  return [g.script, g.style, ...Object.values(g.workers)].find((a) => a.path === path);
+  if (path.startsWith("/assets/graphiql")) {
+    const g = await graphiqlAssets();
+    return [g.script, g.style, ...Object.values(g.workers)].find((a) => a.path === path);
+  }
+  if (path.startsWith("/assets/swagger-ui")) {
+    const s = await swaggerAssets();
+    return [s.script, s.style].find((a) => a.path === path);
+  }
+  return undefined;
 }

@@ -51,6 +51,7 @@ export function landingPage({ limits, origin }: LandingOptions): string {
 <nav class="doors">
   <a href="/graphql"><strong>GraphiQL</strong><span>Write and run GraphQL queries; browse the schema in Docs.</span></a>
   <a href="/api/v1"><strong>REST API v1</strong><span>The 11 operations, described by <code>GET /api/v1</code>.</span></a>
+  <a href="/docs"><strong>REST reference</strong><span>Every operation, its parameters and answers; try each with your key.</span></a>
   <a href="/openapi.json"><strong>OpenAPI document</strong><span>OpenAPI 3.1 of the REST API, for tools and code generators.</span></a>
   <a href="#mcp"><strong>MCP</strong><span>Every REST operation as a tool for AI clients, at <code>/mcp</code>.</span></a>
 </nav>

@@ -1,6 +1,7 @@
 /**
- * `usePages`: the landing page at `GET /` and the pages' files under
- * `/assets/` (docs/contract.md §1), answered before any key check. The
+ * `usePages`: the landing page at `GET /`, the REST reference at `GET /docs`
+ * and the pages' files under `/assets/` (docs/contract.md §1), answered
+ * before any key check. The
  * GraphiQL page itself is yoga's, rendered by ./graphiql.ts.
  */
 import type { Plugin } from "graphql-yoga";
@@ -8,6 +9,7 @@ import type { Limits } from "../limits/rate-limits.js";
 import { statusBody } from "../plugins/error-shapes.js";
 import { failure } from "../refusal.js";
 import { assetAt } from "./assets.js";
+import { docsPage } from "./docs.js";
 import { landingPage } from "./landing.js";
 
 export interface PagesOptions {
@@ -32,7 +34,8 @@ export function usePages(options: PagesOptions): Plugin {
           }),
         );
       if (asterisk) return answer(404, "application/json; charset=utf-8", JSON.stringify(failure("no such path: *")));
-      if (!landing && !url.pathname.startsWith("/assets/")) return;
+      const docs = url.pathname === "/docs";
+      if (!landing && !docs && !url.pathname.startsWith("/assets/")) return;
       if (request.method !== "GET" && request.method !== "HEAD") {
         return answer(405, "application/json; charset=utf-8", statusBody(url.pathname, 405), { allow: "GET, HEAD" });
       }
@@ -41,6 +44,7 @@ export function usePages(options: PagesOptions): Plugin {
           "cache-control": "no-cache",
         });
       }
+      if (docs) return answer(200, "text/html; charset=utf-8", await docsPage(), { "cache-control": "no-cache" });
       const asset = await assetAt(url.pathname);
       if (!asset) return answer(404, "application/json; charset=utf-8", statusBody(url.pathname, 404));
       answer(200, asset.type, asset.body, { "cache-control": IMMUTABLE });

@@ -26,6 +26,7 @@ export function ownerOf(pathname: string): PathOwner | undefined {
     case "/openapi.json":
       return "openapi";
     case "/":
+    case "/docs":
       return "page";
   }
   if (pathname.startsWith("/assets/")) return "page";

@@ -6,6 +6,8 @@
  *   - GraphiQL, served with every file from the gateway, runs a query with
  *     that key and shows the result, and its Docs explorer lists the schema
  *     without a manual re-fetch.
+ *   - The REST reference (Swagger UI) lists the 11 operations, and its
+ *     "try it" calls the gateway with the key.
  * Screenshots of each page go to artifacts/screenshots/ (git-ignored).
  *
  * `.ci/run` installs Chromium; elsewhere the test is skipped when it is
@@ -17,6 +19,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROUTES } from "../../rest/routes.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
 import { canaryExport } from "../support/canary.js";
@@ -37,8 +40,9 @@ let context: BrowserContext;
 /** Requests to anywhere but the gateway, and errors on pages: each fails the test. */
 const outside: string[] = [];
 const pageErrors: string[] = [];
-/** The Authorization header of each POST to /graphql the pages sent. */
+/** The Authorization header of each POST to /graphql, and of each REST call, the pages sent. */
 const graphqlAuth: (string | undefined)[] = [];
+const restAuth: (string | undefined)[] = [];
 
 beforeAll(async () => {
   if (!present) return;
@@ -73,6 +77,7 @@ beforeAll(async () => {
     if (url.protocol === "data:" || url.protocol === "blob:") return;
     if (url.origin !== base) outside.push(request.url());
     if (url.pathname === "/graphql" && request.method() === "POST") graphqlAuth.push(request.headers().authorization);
+    if (url.pathname.startsWith("/api/v1/")) restAuth.push(request.headers().authorization);
   });
 }, 120_000);
 
@@ -124,6 +129,24 @@ describe.skipIf(!present)("the front door in a browser, offline", () => {
     expect(graphqlAuth.length).toBeGreaterThanOrEqual(2);
     expect(graphqlAuth.every((header) => header === `Bearer ${key}`)).toBe(true);
     await page.screenshot({ path: join(SCREENSHOTS, "graphiql.png") });
+    await page.close();
+  }, 90_000);
+
+  it("the REST reference lists the 11 operations, and its try-it answers 200 with the saved key", async () => {
+    const page = await open("/docs");
+    await page.waitForSelector(".opblock-summary-path", { timeout: 30_000 });
+    const paths = await page.locator(".opblock-summary-path").evaluateAll((nodes) => nodes.map((n) => n.getAttribute("data-path")));
+    for (const route of ROUTES) expect(paths, route.path).toContain(route.path);
+    const universities = page.locator(".opblock").filter({ has: page.locator('[data-path="/api/v1/universities"]') });
+    await universities.locator(".opblock-summary").click();
+    await universities.locator("button.execute").click();
+    const status = universities.locator(".live-responses-table tbody .response-col_status");
+    await expect.poll(() => status.first().textContent(), { timeout: 20_000 }).toBe("200");
+    expect(await universities.locator(".live-responses-table tbody .response-col_description").first().textContent()).toContain(
+      '"success": true',
+    );
+    expect(restAuth.at(-1)).toBe(`Bearer ${key}`);
+    await page.screenshot({ path: join(SCREENSHOTS, "docs.png"), fullPage: true });
     await page.close();
   }, 90_000);
 

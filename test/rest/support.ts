@@ -92,9 +92,10 @@ export class OpenApiChecker {
       .sort((a, b) => a.template.split("{").length - b.template.split("{").length);
   }
 
-  /** The path template `pathname` matches, if any. */
+  /** The path template `pathname` matches, if any (`/api/v1/` is the root, which the document lists once, without the slash). */
   template(pathname: string): string | undefined {
-    return this.templates.find((t) => t.pattern.test(pathname))?.template;
+    const path = pathname === "/api/v1/" ? "/api/v1" : pathname;
+    return this.templates.find((t) => t.pattern.test(path))?.template;
   }
 
   /** A validator for the schema at `ref` (a pointer into the document). */

@@ -63,6 +63,8 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
   const failures = new RateLimiterMemory({ keyPrefix: "key-check-failures", points: allowedFailures, duration: 60 });
 
   async function authorize(request: Request, surface: Surface): Promise<Response | undefined> {
+    // Where a refused client learns how to get a key: the landing page of the address it asked.
+    const howToGetAKey = `how to get a key: ${new URL(request.url).origin}/`;
     const outcome: KeyOutcome = {};
     outcomes.set(request, outcome);
     const refuse = (refusal: KeyRefusal, status: number, message: string, code: string, headers: Record<string, string> = {}) => {
@@ -71,7 +73,7 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
     };
     const presented = bearerKey(request.headers.get("authorization"));
     if ("problem" in presented && presented.problem === "missing") {
-      return refuse("missing", 401, "an API key is required: send Authorization: Bearer <API_KEY>", "UNAUTHENTICATED", {
+      return refuse("missing", 401, `an API key is required: send Authorization: Bearer <API_KEY>; ${howToGetAKey}`, "UNAUTHENTICATED", {
         "www-authenticate": REALM,
       });
     }
@@ -98,7 +100,7 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
       key = await options.keys.verify(presented.key);
       if (!key) {
         await fail();
-        return refuse("invalid", 401, "invalid or revoked API key", "UNAUTHENTICATED", {
+        return refuse("invalid", 401, `invalid or revoked API key; ${howToGetAKey}`, "UNAUTHENTICATED", {
           "www-authenticate": `${REALM}, error="invalid_token"`,
         });
       }

@@ -52,12 +52,23 @@ describe("keys and limits on /api/v1 (as documented)", () => {
     }
   });
 
+  it("a 401 says how to send the key and where to get one", async () => {
+    expect((await rest.fetch("/api/v1/courses")).body.error).toBe(
+      "an API key is required: send Authorization: Bearer <API_KEY>; how to get a key: http://gateway.test/",
+    );
+    expect((await rest.fetch("/api/v1/courses", { headers: bearer(generateKey()) })).body.error).toBe(
+      "invalid or revoked API key; how to get a key: http://gateway.test/",
+    );
+  });
+
   it("over the limit: 429 with Retry-After in whole seconds, before any parameter check", async () => {
     expect((await rest.fetch("/api/v1/papers", { headers: bearer(keys.limited) })).status).toBe(200);
     const refused = await rest.fetch("/api/v1/papers?year=abc", { headers: bearer(keys.limited) });
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("30");
     expect(refused.body.success).toBe(false);
+    // Which limit, and when to retry.
+    expect(refused.body.error).toMatch(/^rate limit exceeded: \d+ requests per (minute|day); retry in 30 s$/);
   });
 
   it("404 and 405 come before 401; the root, the document and health checks need no key", async () => {

@@ -15,6 +15,7 @@ import { UNAVAILABLE_MESSAGE } from "../src/db/availability.js";
 import { DAY_BOUNDARY } from "../src/domain/environment/index.js";
 import { AssetType, ConferenceRelationship, EducationLevel, StationKind, StationSource } from "../src/generated/prisma/enums.js";
 import { INT32_MAX, MAX_TEXT_LENGTH } from "../src/input-limits.js";
+import { committedExamples, type Example } from "./example-file.js";
 import { type Route, ROUTES } from "./routes.js";
 
 export { OPENAPI_FILE } from "./plugin.js";
@@ -286,7 +287,7 @@ const rateLimitHeaders = () => Object.fromEntries(RATE_LIMIT_HEADERS.map((h) => 
 const json = (schema: Json) => ({ "application/json": { schema } });
 const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
-function operation(route: Route, resource: string, envelopeName: string): Json {
+function operation(route: Route, resource: string, envelopeName: string, examples: Record<string, Example>): Json {
   const pathParams = Object.entries(route.pathParams).map(([name, kind]) => ({
     name,
     in: "path",
@@ -304,11 +305,19 @@ function operation(route: Route, resource: string, envelopeName: string): Json {
     description: rule.description,
     schema: rule.schema,
   }));
+  const example = examples[route.operation];
   const responses: Json = {
     "200": {
       description: `The ${resource} ${route.envelope === "object" ? "object" : route.envelope === "paged" ? "page" : "list"}.`,
       headers: rateLimitHeaders(),
-      content: json(ref(envelopeName)),
+      content: {
+        "application/json": {
+          schema: ref(envelopeName),
+          ...(example
+            ? { examples: { demo: { summary: `GET ${example.request} on the demo data (lists cut to two items)`, value: example.body } } }
+            : {}),
+        },
+      },
     },
   };
   // Query parameters have values to reject; so have text path parameters (control characters, length).
@@ -369,6 +378,7 @@ export const DEFAULT_SERVER = {
 
 /** The OpenAPI 3.1 document of the v1 contract for `routes` (the v1 table by default). */
 export function buildOpenApi(routes: readonly Route[] = ROUTES): object {
+  const examples = committedExamples();
   const envelopes: Record<string, Json> = {};
   const paths: Record<string, Json> = {
     // `/api/v1/` answers the same; a document lists one of the two (a path with a trailing slash is a lint error).
@@ -379,7 +389,7 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES): object {
     if (!resource) throw new Error(`rest/openapi.ts: no response schema for route ${route.path}; add it to RESOURCES`);
     const { name, schema } = envelopeSchema(route, resource);
     envelopes[name] = schema;
-    paths[route.path] = { get: operation(route, resource, name) };
+    paths[route.path] = { get: operation(route, resource, name, examples) };
   }
   paths["/openapi.json"] = {
     get: {

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConfig, lint } from "@redocly/openapi-core";
+import { committedExamples } from "../../rest/example-file.js";
+import { collectExamples } from "../../rest/examples.js";
 import { buildOpenApi, DEFAULT_SERVER, OPENAPI_FILE } from "../../rest/openapi.js";
 import { integer, oneOf, text } from "../../rest/params.js";
 import { ROUTES, type Route } from "../../rest/routes.js";
@@ -255,6 +257,23 @@ describe("rest/openapi.json", () => {
     expect(oneOf("d", ["a", "b"], "a").schema).toEqual({ type: "string", enum: ["a", "b"], default: "a" });
     expect(text("d").schema).toEqual({ type: "string", maxLength: 200 });
   });
+});
+
+describe("the examples", () => {
+  it("every operation's 200 shows an example from the demo data, and each matches the answer's schema", () => {
+    const checker = new OpenApiChecker(doc);
+    for (const route of ROUTES) {
+      const content = doc.paths[route.path].get.responses["200"].content["application/json"];
+      const demo = content.examples?.demo;
+      expect(demo?.summary, route.path).toMatch(/^GET \/api\/v1\/\S+ on the demo data/);
+      expect(new URL(demo.summary.split(" ")[1], "http://x").pathname.startsWith(route.path.replace(/\{.*$/, "")), route.path).toBe(true);
+      expect(() => checker.assertSchema(content.schema.$ref, demo.value, `example of ${route.path}`)).not.toThrow();
+    }
+  });
+
+  it("are what the gateway answers on the demo data today (npm run openapi:examples writes them)", async () => {
+    expect(await collectExamples()).toEqual(committedExamples());
+  }, 60_000);
 });
 
 describe("GET /openapi.json", () => {

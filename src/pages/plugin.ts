@@ -7,7 +7,6 @@
 import type { Plugin } from "graphql-yoga";
 import type { Limits } from "../limits/rate-limits.js";
 import { statusBody } from "../plugins/error-shapes.js";
-import { failure } from "../refusal.js";
 import { assetAt } from "./assets.js";
 import { docsPage } from "./docs.js";
 import { landingPage } from "./landing.js";
@@ -22,10 +21,8 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
 
 export function usePages(options: PagesOptions): Plugin {
   return {
-    async onRequest({ request, url, endResponse, fetchAPI, serverContext }) {
-      // The asterisk-form target (`GET * HTTP/1.1`) parses to the path `/` too, but names no page.
-      const asterisk = (serverContext as { req?: { url?: string } }).req?.url === "*";
-      const landing = url.pathname === "/" && !asterisk;
+    async onRequest({ request, url, endResponse, fetchAPI }) {
+      const landing = url.pathname === "/";
       const answer = (status: number, type: string, body: string, headers: Record<string, string> = {}) =>
         endResponse(
           new fetchAPI.Response(request.method === "HEAD" ? null : body, {
@@ -33,7 +30,6 @@ export function usePages(options: PagesOptions): Plugin {
             headers: { "content-type": type, "content-length": String(Buffer.byteLength(body)), ...headers },
           }),
         );
-      if (asterisk) return answer(404, "application/json; charset=utf-8", JSON.stringify(failure("no such path: *")));
       const docs = url.pathname === "/docs";
       if (!landing && !docs && !url.pathname.startsWith("/assets/")) return;
       if (request.method !== "GET" && request.method !== "HEAD") {

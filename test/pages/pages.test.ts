@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXAMPLES } from "../../src/pages/examples.js";
 import { html } from "../../src/pages/layout.js";
 import { canaryExport } from "../support/canary.js";
+import { listen } from "../support/socket.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 
 let t: TestGateway;
@@ -32,6 +33,22 @@ describe("GET /", () => {
     const root = (await (await get("/api/v1")).json()) as { data: { terms: string[]; attribution: string } };
     for (const term of root.data.terms) expect(text).toContain(html(term));
     expect(text).toContain(html(root.data.attribution));
+  });
+
+  it("is not what the asterisk-form target names (it parses to / too): 404 in JSON, whatever the method", async () => {
+    const socket = await listen(t.gateway);
+    try {
+      for (const method of ["GET", "OPTIONS", "POST"]) {
+        const answer = await socket.raw(
+          `${method} * HTTP/1.1\r\nhost: 127.0.0.1\r\norigin: http://a.example\r\naccess-control-request-method: GET\r\nconnection: close\r\n\r\n`,
+        );
+        expect(answer.status, method).toBe(404);
+        expect(JSON.parse(answer.body), method).toEqual({ success: false, error: "no such path: *" });
+      }
+      expect((await socket.raw("GET / HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n")).status).toBe(200);
+    } finally {
+      await socket.close();
+    }
   });
 
   it("answers HEAD without a body and refuses other methods with 405 and Allow", async () => {

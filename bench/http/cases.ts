@@ -1,0 +1,62 @@
+/**
+ * What the bench asks: each case is one request, repeated under load, on one
+ * dataset. Cases with `bare` are also answered by the bare handler
+ * (baseline.ts); every case is also answered from memory (the static one).
+ */
+import type { DatasetName } from "./datasets.js";
+
+export interface Case {
+  /** Short name in the table. */
+  name: string;
+  dataset: DatasetName;
+  method: "GET" | "POST";
+  /** Path and query. */
+  path: string;
+  body?: string;
+  /** The bare handler answers it too. */
+  bare?: boolean;
+  /** Connection counts it is driven at (the run's list when unset). */
+  connections?: number[];
+}
+
+const NESTED = JSON.stringify({
+  query:
+    "{ universities { nodes { code nameZh courses(first: 20) { nodes { databaseId courseNameChinese courseNameEnglish instructor semester startDate } } } } }",
+});
+
+const mcpCall = (name: string, args: Record<string, unknown>) =>
+  JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
+
+/** The cases, given a course id and a Pack id that exist in the demo data, and a title word to search for. */
+export function cases(ids: { course: number; pack: string; word: string; school: string }): Case[] {
+  const get = (name: string, dataset: DatasetName, path: string, more: Partial<Case> = {}): Case => ({
+    name,
+    dataset,
+    method: "GET",
+    path,
+    ...more,
+  });
+  const latency = [1, 16];
+  return [
+    get("op 1 universities", "demo", "/api/v1/universities"),
+    get("op 2 courses", "demo", "/api/v1/courses", { bare: true }),
+    get("op 2 courses q", "demo", `/api/v1/courses?q=${encodeURIComponent(ids.word)}`, { bare: true }),
+    get("op 3 course", "demo", `/api/v1/courses/${ids.course}`, { bare: true }),
+    get("op 4 course_stats", "demo", "/api/v1/course_stats"),
+    get("op 7 school environment", "demo", `/api/v1/environment/schools/${ids.school}`),
+    get("op 8 history days=90", "demo", `/api/v1/environment/schools/${ids.school}/history?days=90`),
+    get("op 9 snapshot limit=100", "demo", "/api/v1/environment/snapshot?limit=100"),
+    get("op 10 packs", "demo", "/api/v1/hub/packs", { bare: true }),
+    get("op 11 pack", "demo", `/api/v1/hub/packs/${ids.pack}`),
+    { name: "GraphQL nested", dataset: "demo", method: "POST", path: "/graphql", body: NESTED },
+    { name: "MCP tools/call", dataset: "demo", method: "POST", path: "/mcp", body: mcpCall("list_courses", { page_size: 20 }) },
+    // Growth: the same operations on 1,000 and 100,000 courses, and on 2.8 M observations.
+    get("op 2 courses", "courses-1k", "/api/v1/courses", { connections: latency }),
+    get("op 2 courses q", "courses-1k", `/api/v1/courses?q=${encodeURIComponent(ids.word)}`, { connections: latency }),
+    get("op 2 courses", "large", "/api/v1/courses", { connections: latency }),
+    get("op 2 courses q", "large", `/api/v1/courses?q=${encodeURIComponent(ids.word)}`, { connections: latency }),
+    get("op 8 history days=7", "large", `/api/v1/environment/schools/${ids.school}/history?days=7`, { connections: latency }),
+    get("op 8 history days=90", "large", `/api/v1/environment/schools/${ids.school}/history?days=90`, { connections: latency }),
+    get("op 9 snapshot limit=100", "large", "/api/v1/environment/snapshot?limit=100", { connections: latency }),
+  ];
+}

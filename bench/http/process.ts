@@ -1,0 +1,93 @@
+/**
+ * A server under measurement in a child process of its own: started, waited
+ * for, and read from `/proc` (CPU time, and resident memory with its peak,
+ * which can be reset between cases).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+
+export interface Measured {
+  child: ChildProcess;
+  pid: number;
+  /** Everything it printed, for the error when it fails. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `node --import tsx <script>` with `env`, and resolves when `ready(output)` holds. */
+export async function startNode(script: string, env: Record<string, string>, ready: (output: string) => boolean): Promise<Measured> {
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const keep = (chunk: Buffer) => {
+    // Only the start is kept: the access log would fill memory over a run.
+    if (output.length < 20_000) output += chunk;
+  };
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const deadline = Date.now() + 120_000;
+  while (!ready(output)) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`${script} did not start:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    child,
+    pid: child.pid!,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system) the process has used, in ms. */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
+/** Resident memory now and its peak since start or the last reset, in MiB. */
+export function memoryMiB(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
+  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
+}
+
+/** Starts the peak (VmHWM) again from the current resident size. */
+export function resetPeak(pid: number): void {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, "5");
+  } catch {
+    // Not permitted here: the peak then runs from the process's start.
+  }
+}
+
+/** `count` free TCP ports on loopback. */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<import("node:net").Server>((resolve) => {
+          const s = createServer();
+          s.listen(0, "127.0.0.1", () => resolve(s));
+        }),
+    ),
+  );
+  const ports = servers.map((s) => (s.address() as import("node:net").AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
+}

@@ -1,0 +1,118 @@
+/** The bench's results: medians of the rounds, ratios to the baselines, and the table printed and put in the README. */
+import { writeFileSync } from "node:fs";
+import type { Round } from "./wrk.js";
+
+type Measured = Round & { cpuMsPerRequest: number; peakMiB: number };
+
+export interface Result {
+  database: "postgres" | "pglite";
+  dataset: string;
+  name: string;
+  connections: number;
+  gateway: Figures;
+  bare?: Figures;
+  static?: Figures;
+  /** Gateway requests per second over the bare handler's, and over the static one's. */
+  ratios: { bare?: number; static?: number; p99OverBare?: number };
+}
+
+/** Medians over the rounds. */
+export interface Figures {
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuMsPerRequest: number;
+  peakMiB: number;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+const figures = (rounds: Measured[]): Figures => ({
+  perSecond: median(rounds.map((r) => r.perSecond)),
+  p50Ms: median(rounds.map((r) => r.p50Ms)),
+  p99Ms: median(rounds.map((r) => r.p99Ms)),
+  cpuMsPerRequest: median(rounds.map((r) => r.cpuMsPerRequest)),
+  peakMiB: Math.max(...rounds.map((r) => r.peakMiB)),
+});
+
+export function summarize(
+  what: Pick<Result, "database" | "dataset" | "name" | "connections">,
+  gateway: Measured[],
+  bare: Measured[] | undefined,
+  fixed: Measured[] | undefined,
+): Result {
+  const g = figures(gateway);
+  const b = bare ? figures(bare) : undefined;
+  const s = fixed ? figures(fixed) : undefined;
+  return {
+    ...what,
+    gateway: g,
+    ...(b ? { bare: b } : {}),
+    ...(s ? { static: s } : {}),
+    ratios: {
+      ...(s ? { static: g.perSecond / s.perSecond } : {}),
+      ...(b ? { bare: g.perSecond / b.perSecond, p99OverBare: g.p99Ms / b.p99Ms } : {}),
+    },
+  };
+}
+
+const COLUMNS = [
+  "db",
+  "data",
+  "case",
+  "c",
+  "req/s",
+  "p50 ms",
+  "p99 ms",
+  "CPU ms/req",
+  "peak MiB",
+  "bare req/s",
+  "bare p99",
+  "static req/s",
+  "÷bare",
+  "p99÷bare",
+  "÷static",
+];
+
+const n = (x: number | undefined, digits = 0) =>
+  x === undefined ? "–" : x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** Markdown table rows (with the header when asked). */
+export function table(results: Result[], options: { header: boolean }): string {
+  const rows = results.map((r) => [
+    r.database === "postgres" ? "PG" : "PGlite",
+    r.dataset,
+    r.name,
+    String(r.connections),
+    n(r.gateway.perSecond),
+    n(r.gateway.p50Ms, 1),
+    n(r.gateway.p99Ms, 1),
+    n(r.gateway.cpuMsPerRequest, 2),
+    n(r.gateway.peakMiB),
+    n(r.bare?.perSecond),
+    n(r.bare?.p99Ms, 1),
+    n(r.static?.perSecond),
+    n(r.ratios.bare, 2),
+    n(r.ratios.p99OverBare, 2),
+    n(r.ratios.static, 3),
+  ]);
+  const lines = rows.map((cells) => `| ${cells.join(" | ")} |`);
+  if (options.header) lines.unshift(`| ${COLUMNS.join(" | ")} |`, `|${COLUMNS.map(() => "---").join("|")}|`);
+  return lines.join("\n");
+}
+
+const START = "<!-- bench:start -->";
+const END = "<!-- bench:end -->";
+
+/** Replaces the README's bench section (between its markers) with this run's table. */
+export function writeReadme(path: string, at: Date, machine: string, results: Result[], readme: string): void {
+  const from = readme.indexOf(START);
+  const to = readme.indexOf(END);
+  if (from < 0 || to < from) throw new Error(`${path} has no ${START} … ${END} section`);
+  const section = `${START}\nMeasured by \`npm run bench -- --readme\` on ${at.toISOString().slice(0, 10)}: ${machine}.\n\n${table(results, { header: true })}\n`;
+  writeFileSync(path, readme.slice(0, from) + section + readme.slice(to));
+}

@@ -60,4 +60,18 @@ describe("no N+1 behind nested queries", () => {
     // And that number is small: one or two per root field and relation level.
     expect(few).toBeLessThanOrEqual(16);
   });
+
+  it("reads each school's first courses, not all of them, for a nested page", async () => {
+    const t = await testGateway(scaled(10));
+    open.push(t);
+    t.statements.length = 0;
+    const body = await t.graphql(`{ universities { nodes { courses(first: 2) { nodes { databaseId } } } } }`);
+    expect(body.errors).toBeUndefined();
+    expect(body.data?.universities.nodes.every((u: { courses: { nodes: unknown[] } }) => u.courses.nodes.length === 2)).toBe(true);
+    // One statement, which limits each school's courses in the database (relationJoins: a LATERAL
+    // join with LIMIT), instead of fetching every course of every school and cutting in memory.
+    const courses = t.statements.filter((sql) => sql.includes('"public"."course"'));
+    expect(courses.length).toBe(1);
+    expect(courses[0]).toMatch(/LEFT JOIN LATERAL[\s\S]*"public"\."course"[\s\S]*LIMIT/);
+  });
 });

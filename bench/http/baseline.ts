@@ -14,6 +14,7 @@
 import { readFileSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import pg from "pg";
 
 type Run = <Row>(sql: string, params: unknown[]) => Promise<Row[]>;
@@ -31,7 +32,7 @@ async function connect(): Promise<Run> {
     return async <Row>(text: string, values: unknown[]) => (await pool.query({ text, values, types } as pg.QueryConfig)).rows as Row[];
   }
   // A copy of the gateway's data directory (the gateway owns its own).
-  const db = await PGlite.create(process.env.BENCH_DATA_DIR!);
+  const db = await PGlite.create(process.env.BENCH_DATA_DIR!, { extensions: { pg_trgm } });
   return async <Row>(sql: string, params: unknown[]) =>
     (await db.query<Row>(sql, params, { parsers: { [DATE_OID]: (v: string) => v } })).rows;
 }

@@ -109,7 +109,7 @@ async function prepare(kind: "postgres" | "pglite", dataset: DatasetName): Promi
     const [pack] = await db.query<{ id: string }>(
       "SELECT id FROM hub_pack WHERE visibility = 'public' AND safety_status = 'passed' ORDER BY id LIMIT 1",
     );
-    ids = { course: course!.id, pack: pack!.id, word: "AI", school: "NTU" };
+    ids = { course: course!.id, pack: pack!.id, word: "learning", school: "NTU" };
   }
   await db.close();
   return { env, key, ...(ids ? { ids } : {}), drop };

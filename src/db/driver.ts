@@ -6,6 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
@@ -29,6 +30,18 @@ export interface Database {
   dump?(): Promise<Blob>;
   /** A server's connection pool, as it is now; absent on the embedded database (one connection, in the process). */
   poolStats?(): PoolStats;
+  /**
+   * Calls `onNotify` on every NOTIFY on `channel` (from any connection or
+   * process), and once more whenever listening resumes after its connection
+   * was lost, since a notice may have been missed meanwhile. On a server the
+   * listening connection is its own, outside the pool, and comes back by itself.
+   */
+  listen(channel: string, onNotify: () => void): Promise<Listener>;
+}
+
+/** A LISTEN in place; `close` ends it. */
+export interface Listener {
+  close(): Promise<void>;
 }
 
 /** Connection counts of a PostgreSQL pool. */
@@ -96,7 +109,12 @@ export async function openPGlite(dataDir: string, loadDataDir?: Blob): Promise<D
   if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
   let client: PGlite;
   try {
-    client = await PGlite.create(dataDir, { postgresqlconf: PGLITE_SETTINGS, ...(loadDataDir ? { loadDataDir } : {}) });
+    // pg_trgm: the search indexes (migration 20261125000000_title_search).
+    client = await PGlite.create(dataDir, {
+      postgresqlconf: PGLITE_SETTINGS,
+      extensions: { pg_trgm },
+      ...(loadDataDir ? { loadDataDir } : {}),
+    });
   } catch (error) {
     throw new DataDirError(dataDir, error);
   }
@@ -120,6 +138,10 @@ export async function openPGlite(dataDir: string, loadDataDir?: Blob): Promise<D
       ),
     close: () => client.close(),
     dump: () => client.dumpDataDir("gzip"),
+    listen: async (channel, onNotify) => {
+      const stop = await client.listen(channel, onNotify);
+      return { close: () => stop() };
+    },
   };
 }
 
@@ -186,5 +208,66 @@ async function openPostgres(connectionString: string, options: OpenOptions): Pro
       await pool.end();
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    listen: async (channel, onNotify) => listenOn(connectionString, channel, onNotify, onConnectionError),
+  };
+}
+
+/** Longest pause between two attempts to listen again. */
+const MAX_RETRY_MS = 30_000;
+
+/**
+ * LISTEN on a connection of its own that is opened again, with a growing
+ * pause, whenever it fails; each return calls `onNotify` (notices sent while
+ * it was away are lost). Resolves once the first LISTEN is in place or has
+ * failed (then it keeps trying in the background).
+ */
+async function listenOn(
+  connectionString: string,
+  channel: string,
+  onNotify: () => void,
+  onError: (error: Error) => void,
+): Promise<Listener> {
+  let closed = false;
+  let client: pg.Client | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let pause = 500;
+  const connect = async (again: boolean): Promise<void> => {
+    const c = new pg.Client({ connectionString, keepAlive: true, connectionTimeoutMillis: 5_000 });
+    let retried = false;
+    const retry = (error: Error) => {
+      if (retried || closed) return;
+      retried = true;
+      onError(error);
+      c.end().catch(() => undefined);
+      timer = setTimeout(() => void connect(true), pause);
+      pause = Math.min(pause * 2, MAX_RETRY_MS);
+    };
+    c.on("error", retry);
+    c.on("end", () => retry(new Error(`the connection listening on ${channel} ended`)));
+    c.on("notification", (n) => {
+      if (n.channel === channel) onNotify();
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN "${channel}"`);
+    } catch (error) {
+      retry(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    if (closed) {
+      await c.end().catch(() => undefined);
+      return;
+    }
+    client = c;
+    pause = 500;
+    if (again) onNotify();
+  };
+  await connect(false);
+  return {
+    close: async () => {
+      closed = true;
+      clearTimeout(timer);
+      await client?.end().catch(() => undefined);
+    },
   };
 }

@@ -13,6 +13,7 @@ import { loadOperations } from "./operations.js";
 import { type RawArgs, readParams } from "./params.js";
 import { ROUTES, type Route } from "./routes.js";
 import { asOneRequest } from "../src/db/client.js";
+import type { AnswerCache } from "../src/cache/answers.js";
 
 /** An answer: its HTTP status and v1 body. */
 export interface Answer {
@@ -20,6 +21,8 @@ export interface Answer {
   body: Body;
   /** Headers the status calls for (`Retry-After` on a 503). */
   headers?: Record<string, string>;
+  /** The body as JSON text, when it is already written (an answer from the cache). */
+  text?: string;
 }
 
 export interface RestApiOptions {
@@ -27,6 +30,8 @@ export interface RestApiOptions {
   routes?: readonly Route[];
   /** Longest one operation's execution may take before it is a 503. Default 5,000 ms. */
   timeoutMs?: number;
+  /** Where answers (200 and 404) are kept for a short while; none: every call executes. */
+  cache?: AnswerCache;
 }
 
 export interface RouteMatch {
@@ -60,6 +65,7 @@ export class RestApi {
   private readonly compiled: CompiledRoute[];
   private readonly operations: Map<string, DocumentNode>;
   private readonly timeoutMs: number;
+  private readonly cache: AnswerCache | undefined;
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -68,6 +74,7 @@ export class RestApi {
     const routes = options.routes ?? ROUTES;
     this.routes = routes;
     this.timeoutMs = options.timeoutMs ?? 5_000;
+    this.cache = options.cache;
     this.compiled = routes.map(compile);
     this.operations = loadOperations(schema);
     for (const route of routes) {
@@ -124,6 +131,9 @@ export class RestApi {
         values[name] = String(raw);
       }
     }
+    const key = `${route.path} ${JSON.stringify(values)}`;
+    const cached = this.cache?.get(key);
+    if (cached) return cached as Answer;
     try {
       const result = await withDeadline(
         Promise.resolve(
@@ -141,11 +151,15 @@ export class RestApi {
       );
       if (result.errors?.length) throw new AggregateError(result.errors, `operation ${route.operation} failed`);
       const body = envelope(route.envelope, (result.data as { result?: unknown } | null | undefined)?.result);
-      if (body) return { status: 200, body };
       const what = Object.keys(route.pathParams)
         .map((n) => `${n} ${String(values[n])}`)
         .join(", ");
-      return { status: 404, body: failure(`${what || "resource"} not found`) };
+      const answer: Answer = body ? { status: 200, body } : { status: 404, body: failure(`${what || "resource"} not found`) };
+      if (this.cache?.enabled) {
+        answer.text = JSON.stringify(answer.body);
+        this.cache.set(key, answer as Answer & { text: string });
+      }
+      return answer;
     } catch (error) {
       onError?.(error);
       if (isUnavailable(error)) {

@@ -87,7 +87,7 @@ export function useRestApi(options: RestApiOptions): Plugin {
       const answer = await api.call(match, url.searchParams, await options.context(request), (error) =>
         options.log?.error({ err: error, path: match.route.path, requestId: requestIdOf(request) }, "REST operation failed"),
       );
-      return respond(answer.status, answer.body, answer.headers);
+      return respond(answer.status, answer.text ?? answer.body, answer.headers);
     },
   };
 }

@@ -41,6 +41,7 @@ export const VARIABLES = {
   REQUEST_TIMEOUT_MS: integer(100, 600_000, 5_000),
   SHUTDOWN_TIMEOUT_MS: integer(0, 600_000, 10_000),
   QUERY_MAX_COST: integer(1, 100_000_000, MAX_COST),
+  RESPONSE_CACHE_MS: integer(0, 600_000, 5_000),
   CORS_ORIGINS: variable(
     z
       .string()
@@ -91,6 +92,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Highest estimated cost of one GraphQL request (src/schema/cost.ts). */
   queryMaxCost: number;
+  /** How long a v1 answer is served from memory (src/cache/answers.ts); 0: not at all. */
+  responseCacheMs: number;
   /** Origins whose pages may read answers and call `/mcp`; undefined: any origin may read. */
   corsOrigins: string[] | undefined;
   /** pino log level. */
@@ -124,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeouts: { statementMs: c.DB_STATEMENT_TIMEOUT_MS, acquireMs: c.DB_ACQUIRE_TIMEOUT_MS },
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     queryMaxCost: c.QUERY_MAX_COST,
+    responseCacheMs: c.RESPONSE_CACHE_MS,
     corsOrigins: c.CORS_ORIGINS,
     logLevel: c.LOG_LEVEL,
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,

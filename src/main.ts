@@ -9,6 +9,7 @@ import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
+import { AnswerCache } from "./cache/answers.js";
 import { serveCommands } from "./cli/channel.js";
 import { DATABASE_COMMANDS } from "./cli/commands/index.js";
 import { commandLine } from "./cli/args.js";
@@ -101,6 +102,8 @@ const limits = new RateLimits({
   onFallback: (error) => log.warn({ err: String(error) }, "rate limits answered by this process alone"),
 });
 const prisma = createReadClient(db);
+const answers = new AnswerCache({ ttlMs: config.responseCacheMs });
+await answers.follow(db);
 if (db.poolStats) observePool(db.poolStats);
 const gateway = createGateway({
   db,
@@ -113,6 +116,7 @@ const gateway = createGateway({
   loopback: ["127.0.0.1", "::1", "localhost"].includes(config.host),
   log,
   metrics: config.metricsPort === undefined,
+  answers,
 });
 const server = createHttpServer(gateway, { log });
 // With METRICS_PORT, /metrics has a listener of its own (kept off the public one by the operator's firewall).
@@ -149,6 +153,7 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
   metricsServer?.close();
   commands?.close();
   redis?.disconnect();
+  await answers.close();
   await prisma.$disconnect().catch(() => undefined);
   await db.close().catch((error: unknown) => log.error({ err: String(error) }, "closing the database failed"));
   log.info("stopped");

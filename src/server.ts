@@ -6,6 +6,7 @@
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { Logger } from "pino";
 import { createContext, type Context } from "./context.js";
+import type { AnswerCache } from "./cache/answers.js";
 import type { ReadClient } from "./db/client.js";
 import type { Database } from "./db/driver.js";
 import { useAccessLog } from "./plugins/access-log.js";
@@ -56,6 +57,8 @@ export interface GatewayOptions {
   queryLimits?: QueryLimitOptions;
   /** Serve `/metrics` on this gateway (default); `false` when they have a port of their own. */
   metrics?: boolean;
+  /** Where v1 answers (REST and MCP) are kept for a short while; none: every call executes. */
+  answers?: AnswerCache;
 }
 
 export type Gateway = YogaServerInstance<Record<string, unknown>, Context>;
@@ -66,7 +69,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const guard = options.auth ? useApiKeys(options.auth) : undefined;
   const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
   const limits = options.limits ?? { perMinute: 60, perDay: 10_000 };
-  const api = new RestApi(schema, { timeoutMs: requestTimeoutMs });
+  const api = new RestApi(schema, { timeoutMs: requestTimeoutMs, ...(options.answers ? { cache: options.answers } : {}) });
   const access = useAccessLog({
     ...(options.log ? { log: options.log } : {}),
     surfaceOf,

@@ -11,6 +11,7 @@
  * to a section is adding it to the migration and to the record's schema.
  */
 import type { Readable } from "node:stream";
+import { announceChange } from "../db/changes.js";
 import type { Database } from "../db/driver.js";
 import { compareSemver } from "../domain/semver.js";
 import { readExport } from "./read.js";
@@ -200,6 +201,7 @@ export async function importExport(db: Database, input: Readable, options: Impor
     progress?.phase("checking references");
     await checkReferences(tx, records);
     await store(tx, records, observations, progress);
+    await announceChange(tx);
     progress?.phase("committing");
     const { universities, courses, papers, conferences, hub_packs, stations } = records;
     return {

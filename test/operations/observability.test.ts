@@ -28,6 +28,8 @@ beforeAll(async () => {
     SHUTDOWN_TIMEOUT_MS: "20000",
     RATE_LIMIT_PER_MINUTE: "100000",
     RATE_LIMIT_PER_DAY: "1000000",
+    // Every request executes: the SIGTERM test needs requests that are still running at the signal.
+    RESPONSE_CACHE_MS: "0",
   });
   await waitReady(gateway, 180_000);
   const keys = new KeyStore(db);

@@ -1,0 +1,75 @@
+/**
+ * A short-lived, in-memory cache of v1 answers (REST and the MCP tools,
+ * which answer through the same RestApi). Everything the service serves is
+ * public and the same for every key, so an answer is keyed by its route and
+ * validated parameters alone. Keys and limits are still checked for every
+ * request before it reaches the cache.
+ *
+ * Entries live `ttlMs` at most; a change of the data (an import, announced on
+ * the database's DATA_CHANGED channel) empties the cache at once, in every
+ * gateway process that listens.
+ */
+import { LRUCache } from "lru-cache";
+import { DATA_CHANGED } from "../db/changes.js";
+import type { Database, Listener } from "../db/driver.js";
+
+/** A cached answer: its status, body, the body's JSON text, and headers. */
+export interface CachedAnswer {
+  status: number;
+  body: unknown;
+  text: string;
+  headers?: Record<string, string>;
+}
+
+export interface AnswerCacheOptions {
+  /** How long an answer is served again, in ms; 0 turns the cache off. */
+  ttlMs: number;
+  /** Most bytes of answer text kept; the least recently used go first. Default 16 MiB. */
+  maxBytes?: number;
+}
+
+export class AnswerCache {
+  private readonly entries: LRUCache<string, CachedAnswer> | undefined;
+  private listener: Listener | undefined;
+
+  constructor(options: AnswerCacheOptions) {
+    this.entries =
+      options.ttlMs > 0
+        ? new LRUCache<string, CachedAnswer>({
+            ttl: options.ttlMs,
+            maxSize: options.maxBytes ?? 16 * 2 ** 20,
+            sizeCalculation: (answer) => answer.text.length + 64,
+            // An answer bigger than the whole cache is simply not kept.
+            maxEntrySize: options.maxBytes ?? 16 * 2 ** 20,
+          })
+        : undefined;
+  }
+
+  /** Whether answers are kept at all. */
+  get enabled(): boolean {
+    return this.entries !== undefined;
+  }
+
+  get(key: string): CachedAnswer | undefined {
+    return this.entries?.get(key);
+  }
+
+  set(key: string, answer: CachedAnswer): void {
+    this.entries?.set(key, answer);
+  }
+
+  /** Forgets every answer. */
+  clear(): void {
+    this.entries?.clear();
+  }
+
+  /** Empties the cache whenever the database announces a change; `close` stops listening. */
+  async follow(db: Pick<Database, "listen">): Promise<void> {
+    if (!this.entries) return;
+    this.listener = await db.listen(DATA_CHANGED, () => this.clear());
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.close();
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * The public data changed: every writer says so on one PostgreSQL channel,
+ * inside its transaction, so the notice goes out when (and only if) the
+ * change commits. Gateways listening on it (the response cache) hear it from
+ * any process on a server, and in the process on the embedded database.
+ */
+import type { Database } from "./driver.js";
+
+/** The NOTIFY channel. */
+export const DATA_CHANGED = "uedu_data_changed";
+
+/** Announces, within the writer's transaction, that the data changed. */
+export async function announceChange(tx: Pick<Database, "exec">): Promise<void> {
+  await tx.exec(`NOTIFY ${DATA_CHANGED}`);
+}

@@ -1,0 +1,168 @@
+/**
+ * The v1 answer cache (src/cache/answers.ts): a repeated call sends no SQL,
+ * an import empties it when it commits (heard on the database's channel, from
+ * another connection on a server, in the process on PGlite), a refused
+ * import does not, the listening connection comes back after the server
+ * drops it, keys and limits still apply to cached answers, and with
+ * RESPONSE_CACHE_MS=0 every call executes.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { AnswerCache } from "../../src/cache/answers.js";
+import { createReadClient } from "../../src/db/client.js";
+import { type Database, openDatabase } from "../../src/db/driver.js";
+import { KeyStore } from "../../src/keys/store.js";
+import { RateLimits } from "../../src/limits/rate-limits.js";
+import { createGateway, type Gateway } from "../../src/server.js";
+import { canaryExport } from "../support/canary.js";
+import { freshPGlite, freshPostgres, importObject } from "../support/databases.js";
+
+const until = async (check: () => Promise<boolean>, ms = 5_000) => {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+interface Setup {
+  db: Database & { url?: string };
+  gateway: Gateway;
+  statements: string[];
+  answers: AnswerCache;
+  get(path: string, headers?: Record<string, string>): Promise<{ status: number; text: string }>;
+  close(): Promise<void>;
+}
+
+async function setup(db: Database & { url?: string }, ttlMs: number, auth?: ConstructorParameters<typeof KeyStore>[0]): Promise<Setup> {
+  await importObject(db, canaryExport());
+  const statements: string[] = [];
+  const prisma = createReadClient(db, { onQuery: (e) => statements.push(e.query) });
+  const answers = new AnswerCache({ ttlMs });
+  await answers.follow(db);
+  const gateway = createGateway({
+    db,
+    prisma,
+    answers,
+    auth: auth ? { keys: new KeyStore(auth), limits: new RateLimits({ defaults: { perMinute: 3, perDay: 100 } }) } : false,
+  });
+  return {
+    db,
+    gateway,
+    statements,
+    answers,
+    async get(path, headers = {}) {
+      const response = await gateway.fetch(`http://gateway.test${path}`, { headers });
+      return { status: response.status, text: await response.text() };
+    },
+    async close() {
+      await answers.close();
+      await prisma.$disconnect();
+      await db.close();
+    },
+  };
+}
+
+const renamed = (name: string) => {
+  const data = canaryExport();
+  data.universities[0]!.name_zh = name;
+  return data;
+};
+
+describe("the v1 answer cache", () => {
+  let open: Setup[] = [];
+  afterEach(async () => {
+    await Promise.all(open.map((s) => s.close()));
+    open = [];
+  });
+  const start = async (...args: Parameters<typeof setup>) => {
+    const s = await setup(...args);
+    open.push(s);
+    return s;
+  };
+
+  for (const kind of ["pglite", "postgres"] as const) {
+    it(`on ${kind}: answers a repeated call from memory, and an import empties it when it commits`, async () => {
+      const s = await start(kind === "pglite" ? await freshPGlite() : await freshPostgres(), 60_000);
+      const first = await s.get("/api/v1/universities");
+      expect(first.status).toBe(200);
+      expect(s.statements.length).toBeGreaterThan(0);
+      s.statements.length = 0;
+      expect(await s.get("/api/v1/universities")).toEqual(first);
+      // A 404 is kept too; a different parameter is a different answer.
+      expect((await s.get("/api/v1/courses/999999")).status).toBe(404);
+      const afterMiss = s.statements.length;
+      expect((await s.get("/api/v1/courses/999999")).status).toBe(404);
+      expect(s.statements.length).toBe(afterMiss);
+      expect(afterMiss).toBeGreaterThan(0);
+
+      // The import comes from another connection (on a server, as another process's would).
+      const writer = kind === "postgres" ? await openDatabase({ databaseUrl: s.db.url! }) : s.db;
+      try {
+        await importObject(writer, renamed("改名大學"));
+      } finally {
+        if (writer !== s.db) await writer.close();
+      }
+      await until(async () => (await s.get("/api/v1/universities")).text.includes("改名大學"));
+    });
+  }
+
+  it("keeps its answers when an import is refused (nothing committed, nothing announced)", async () => {
+    const s = await start(await freshPGlite(), 60_000);
+    const before = await s.get("/api/v1/universities");
+    const bad = renamed("不該出現");
+    bad.courses[0]!.university_id = 424242;
+    await expect(importObject(s.db, bad)).rejects.toThrow(/no university with id 424242/);
+    s.statements.length = 0;
+    expect(await s.get("/api/v1/universities")).toEqual(before);
+    expect(s.statements).toEqual([]);
+  });
+
+  it("listens again after the server drops its connection, and empties itself then", async () => {
+    const s = await start(await freshPostgres(), 60_000);
+    await s.get("/api/v1/universities");
+    const admin = await openDatabase({ databaseUrl: s.db.url! });
+    try {
+      const killed = await admin.query<{ n: number }>(
+        `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`,
+      );
+      expect(killed[0]!.n).toBe(1);
+      // The return empties the cache (a notice may have been missed): the next call executes.
+      await until(async () => {
+        s.statements.length = 0;
+        await s.get("/api/v1/universities");
+        return s.statements.length > 0;
+      });
+      // And it hears the next import.
+      await until(
+        async () =>
+          (
+            await admin.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`,
+            )
+          )[0]!.n === 1,
+      );
+      await importObject(admin, renamed("又改名"));
+    } finally {
+      await admin.close();
+    }
+    await until(async () => (await s.get("/api/v1/universities")).text.includes("又改名"));
+  });
+
+  it("still checks the key and counts the request for a cached answer", async () => {
+    const db = await freshPGlite();
+    const s = await start(db, 60_000, db);
+    const { key } = await new KeyStore(db).create({ name: "t" });
+    const auth = { authorization: `Bearer ${key}` };
+    expect((await s.get("/api/v1/universities")).status).toBe(401);
+    for (let i = 0; i < 3; i++) expect((await s.get("/api/v1/universities", auth)).status).toBe(200);
+    expect((await s.get("/api/v1/universities", auth)).status).toBe(429);
+  });
+
+  it("with a TTL of 0 executes every call", async () => {
+    const s = await start(await freshPGlite(), 0);
+    await s.get("/api/v1/universities");
+    s.statements.length = 0;
+    await s.get("/api/v1/universities");
+    expect(s.statements.length).toBeGreaterThan(0);
+  });
+});

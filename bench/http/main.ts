@@ -141,7 +141,8 @@ async function answer(load: Load): Promise<{ status: number; text: string }> {
   return { status: response.status, text: await response.text() };
 }
 
-type Target = "gateway" | "bare" | "static";
+/** The gateway with its answer cache off, the same with it on, and the two baselines. */
+type Target = "gateway" | "cached" | "bare" | "static";
 
 async function benchDatabase(kind: "postgres" | "pglite", results: Result[]): Promise<void> {
   const all = new Map<DatasetName, Prepared>();
@@ -160,14 +161,18 @@ async function benchDatabase(kind: "postgres" | "pglite", results: Result[]): Pr
 async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, prepared: Prepared, list: Case[], results: Result[]) {
   report.progress.phase(`${kind}/${dataset}: starting`);
   // The bare handler on PGlite reads a copy of the directory, taken before the gateway opens it.
+  // So does the second gateway (the one with its cache on).
+  const copy = (suffix: string) => {
+    const dir = `${prepared.env.DATA_DIR}-${suffix}`;
+    cpSync(prepared.env.DATA_DIR!, dir, { recursive: true });
+    return dir;
+  };
   const bareEnv: Record<string, string> = prepared.env.DATA_DIR
-    ? (() => {
-        const copy = `${prepared.env.DATA_DIR}-bare`;
-        cpSync(prepared.env.DATA_DIR, copy, { recursive: true });
-        return { BENCH_DATA_DIR: copy };
-      })()
+    ? { BENCH_DATA_DIR: copy("bare") }
     : { BENCH_DATABASE_URL: prepared.env.DATABASE_URL! };
-  const gateway = await startGateway(prepared.env);
+  const cachedEnv: Record<string, string> = prepared.env.DATA_DIR ? { DATA_DIR: copy("cached") } : prepared.env;
+  const gateway = await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0" });
+  const cached = await startGateway({ ...cachedEnv, RESPONSE_CACHE_MS: "600000" });
   let baseline: Measured | undefined;
   try {
     // The gateway's answers: checked, and kept for the static handler.
@@ -188,6 +193,7 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
     );
     const bases: Record<Target, string> = {
       gateway: gateway.base,
+      cached: cached.base,
       bare: `http://127.0.0.1:${barePort}`,
       static: `http://127.0.0.1:${staticPort}`,
     };
@@ -203,7 +209,7 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
       for (const connections of c.connections ?? CONNECTIONS) {
         // The physical limit hardly depends on the connection count: it is measured at the middle one.
         const middle = connections === (c.connections ?? CONNECTIONS)[Math.min(1, (c.connections ?? CONNECTIONS).length - 1)];
-        for (const target of ["gateway", ...(c.bare ? ["bare"] : []), ...(middle ? ["static"] : [])] as Target[])
+        for (const target of ["gateway", ...(c.bare ? ["bare"] : []), ...(middle ? ["cached", "static"] : [])] as Target[])
           runs.push({ c, target, connections });
       }
     }
@@ -213,7 +219,7 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
     let done = 0;
     for (let round = 0; round <= ROUNDS; round++) {
       for (const { c, target, connections } of runs) {
-        const pid = target === "gateway" ? gateway.server.pid : baseline.pid;
+        const pid = target === "gateway" ? gateway.server.pid : target === "cached" ? cached.server.pid : baseline.pid;
         resetPeak(pid);
         const cpu = cpuMs(pid);
         // Round 0 is the warm-up: a second at the same concurrency, not kept.
@@ -229,7 +235,13 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
     for (const c of list) {
       for (const connections of c.connections ?? CONNECTIONS) {
         const of = (target: Target) => rounds.get(`${c.name}|${target}|${connections}`);
-        const result = summarize({ database: kind, dataset, name: c.name, connections }, of("gateway")!, of("bare"), of("static"));
+        const result = summarize(
+          { database: kind, dataset, name: c.name, connections },
+          of("gateway")!,
+          of("bare"),
+          of("static"),
+          of("cached"),
+        );
         results.push(result);
         report.say(table([result], { header: false }));
       }
@@ -237,7 +249,9 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
   } finally {
     await baseline?.stop();
     await gateway.server.stop();
+    await cached.server.stop();
     if (bareEnv.BENCH_DATA_DIR) rmSync(bareEnv.BENCH_DATA_DIR, { recursive: true, force: true });
+    if (prepared.env.DATA_DIR) rmSync(cachedEnv.DATA_DIR!, { recursive: true, force: true });
   }
 }
 

@@ -12,8 +12,10 @@ export interface Result {
   gateway: Figures;
   bare?: Figures;
   static?: Figures;
+  /** The gateway with its answer cache on. */
+  cached?: Figures;
   /** Gateway requests per second over the bare handler's, and over the static one's. */
-  ratios: { bare?: number; static?: number; p99OverBare?: number };
+  ratios: { bare?: number; static?: number; p99OverBare?: number; cachedOverStatic?: number };
 }
 
 /** Medians over the rounds. */
@@ -44,17 +46,21 @@ export function summarize(
   gateway: Measured[],
   bare: Measured[] | undefined,
   fixed: Measured[] | undefined,
+  cached: Measured[] | undefined,
 ): Result {
   const g = figures(gateway);
   const b = bare ? figures(bare) : undefined;
   const s = fixed ? figures(fixed) : undefined;
+  const c = cached ? figures(cached) : undefined;
   return {
     ...what,
     gateway: g,
     ...(b ? { bare: b } : {}),
     ...(s ? { static: s } : {}),
+    ...(c ? { cached: c } : {}),
     ratios: {
       ...(s ? { static: g.perSecond / s.perSecond } : {}),
+      ...(s && c ? { cachedOverStatic: c.perSecond / s.perSecond } : {}),
       ...(b ? { bare: g.perSecond / b.perSecond, p99OverBare: g.p99Ms / b.p99Ms } : {}),
     },
   };
@@ -76,6 +82,8 @@ const COLUMNS = [
   "÷bare",
   "p99÷bare",
   "÷static",
+  "cached req/s",
+  "cached÷static",
 ];
 
 const n = (x: number | undefined, digits = 0) =>
@@ -99,6 +107,8 @@ export function table(results: Result[], options: { header: boolean }): string {
     n(r.ratios.bare, 2),
     n(r.ratios.p99OverBare, 2),
     n(r.ratios.static, 3),
+    n(r.cached?.perSecond),
+    n(r.ratios.cachedOverStatic, 3),
   ]);
   const lines = rows.map((cells) => `| ${cells.join(" | ")} |`);
   if (options.header) lines.unshift(`| ${COLUMNS.join(" | ")} |`, `|${COLUMNS.map(() => "---").join("|")}|`);

@@ -44,7 +44,14 @@ beforeAll(async () => {
   await importObject(db, canaryExport());
   store = new KeyStore(db);
   warm = (await store.create({ name: "warm" })).key;
-  gateway = await startGateway("gateway on a private PostgreSQL", { DATABASE_URL: db.url, LOG_LEVEL: "warn", ...LIMITS });
+  // The answer cache is on (its listening connection must survive the faults too), but holds
+  // answers 1 ms: every request here must reach the database, which is what is under test.
+  gateway = await startGateway("gateway on a private PostgreSQL", {
+    DATABASE_URL: db.url,
+    LOG_LEVEL: "warn",
+    RESPONSE_CACHE_MS: "1",
+    ...LIMITS,
+  });
   await waitReady(gateway);
 }, 120_000);
 

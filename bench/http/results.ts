@@ -110,9 +110,11 @@ export function table(results: Result[], options: { header: boolean }): string {
     n(r.cached?.perSecond),
     n(r.ratios.cachedOverStatic, 3),
   ]);
-  const lines = rows.map((cells) => `| ${cells.join(" | ")} |`);
-  if (options.header) lines.unshift(`| ${COLUMNS.join(" | ")} |`, `|${COLUMNS.map(() => "---").join("|")}|`);
-  return lines.join("\n");
+  if (!options.header) return rows.map((cells) => `| ${cells.join(" | ")} |`).join("\n");
+  // Padded as the formatter (Biome) pads Markdown tables, so the README stays formatted.
+  const widths = COLUMNS.map((c, i) => Math.max(3, c.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  return [line(COLUMNS), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
 const START = "<!-- bench:start -->";

@@ -5,6 +5,7 @@
  */
 import type { ReadClient } from "../db/client.js";
 import type { SourceId } from "../domain/environment/index.js";
+import { localDate, localDayBounds } from "../domain/environment/index.js";
 
 export interface Candidate {
   universityId: number;
@@ -43,7 +44,12 @@ export interface StationDayRow {
   aqi_avg: number | null;
 }
 
-/** Per-station aggregates for each local date of `timeZone` in [from, to). */
+/**
+ * Per-station aggregates for each local date of `timeZone` in [from, to),
+ * where `from` is the start of a local date. The dates that ended by `to` are
+ * read from `station_day` (src/import/daily.ts); the date `to` falls in, if
+ * it has begun, is aggregated from its hourly rows up to `to` ("so far").
+ */
 export function stationDays(
   prisma: ReadClient,
   stationIds: readonly string[],
@@ -51,15 +57,25 @@ export function stationDays(
   from: Date,
   to: Date,
 ): Promise<StationDayRow[]> {
+  const ids = [...stationIds];
+  const firstDate = localDate(from, timeZone);
+  const partialDate = localDate(to, timeZone);
+  const partialStart = new Date(Math.max(from.getTime(), localDayBounds(partialDate, timeZone).start.getTime()));
   return prisma.$queryRaw<StationDayRow[]>`
+    SELECT station_id, to_char(date, 'YYYY-MM-DD') AS date,
+           temp_avg, temp_min, temp_max, rh_avg, precip_total, pm25_avg, pm10_avg, aqi_avg
+      FROM station_day
+     WHERE timezone = ${timeZone} AND station_id = ANY(${ids}::text[])
+       AND date >= ${firstDate}::date AND date < ${partialDate}::date
+    UNION ALL
     SELECT station_id,
            to_char(observed_at AT TIME ZONE ${timeZone}, 'YYYY-MM-DD') AS date,
            avg(temp_c) AS temp_avg, min(temp_c) AS temp_min, max(temp_c) AS temp_max,
            avg(rh) AS rh_avg, sum(precip_mm) AS precip_total,
            avg(pm25_ugm3) AS pm25_avg, avg(pm10_ugm3) AS pm10_avg, avg(aqi) AS aqi_avg
       FROM observation
-     WHERE station_id = ANY(${[...stationIds]}::text[])
-       AND observed_at >= ${from} AND observed_at < ${to}
+     WHERE station_id = ANY(${ids}::text[])
+       AND observed_at >= ${partialStart} AND observed_at < ${to}
      GROUP BY 1, 2`;
 }
 

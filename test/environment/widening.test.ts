@@ -5,7 +5,8 @@
  * except humidity: on 03-06 and 03-08 only the three farthest (k = 11..13)
  * report it, so those two dates need more than the 10 nearest stations.
  *
- * The wider round re-reads only the span of the short dates (03-06 to 03-08)
+ * Complete dates are read from station_day (src/import/daily.ts), today from
+ * the hourly rows. The wider round re-reads only the span of the short dates (03-06 to 03-08)
  * and keeps the rows it already had for the other dates. 03-07, inside that
  * span but not short itself, must come out once, not twice; 03-05 and 03-09,
  * outside it, must be kept.
@@ -69,9 +70,15 @@ it("re-reads only the span of the short dates in the wider round", async () => {
     const [h] = [...(await histories(prisma, [school], 5, NOW)).values()];
     expect(h?.daily.map((d) => d.date)).toEqual(DATES);
     expect(spans).toHaveLength(2);
-    // First round: all 5 dates (Taipei midnight of 03-05 is 16:00Z the day before); second: 03-06 to 03-08.
-    expect(spans[0]).toContain("2026-03-04T16:00:00");
-    expect(spans[1]).toContain("2026-03-05T16:00:00");
+    // First round: all 5 dates, 03-05 to 03-08 from station_day, and today (03-09) from the
+    // hourly rows since its start (Taipei midnight is 16:00Z the day before), never earlier ones.
+    expect(spans[0]).toContain('"2026-03-05"');
+    expect(spans[0]).toContain('"2026-03-09"');
+    expect(spans[0]).toContain("2026-03-08T16:00:00");
+    expect(spans[0]).not.toContain("2026-03-04T16:00:00");
+    // Second: only the short span, 03-06 to 03-08 (no hourly rows at all: it ends before today).
+    expect(spans[1]).toContain('"2026-03-06"');
+    expect(spans[1]).not.toContain('"2026-03-05"');
     expect(spans[1]).toContain("2026-03-08T16:00:00");
     expect(spans[1]).not.toContain("2026-03-04T16:00:00");
   } finally {

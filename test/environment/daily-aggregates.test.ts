@@ -1,0 +1,98 @@
+/**
+ * `station_day`: each station's aggregates per local date in every school
+ * time zone, rebuilt by the importer and backfilled by its migration. It must
+ * hold exactly what aggregating the hourly rows gives, follow a re-import,
+ * and be what a history reads for its complete dates.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../../src/db/driver.js";
+import { openDatabase } from "../../src/db/driver.js";
+import { migrate, readMigrations } from "../../src/db/migrate.js";
+import { freshPGlite, freshPostgres, importObject } from "../support/databases.js";
+import { NOW, obs, taiwanExport, usExport } from "./fixtures.js";
+
+/** Every station's aggregates per local date, computed from the hourly rows now. */
+const LIVE = `
+  SELECT o.station_id, z.timezone, to_char(o.observed_at AT TIME ZONE z.timezone, 'YYYY-MM-DD') AS date,
+         avg(temp_c) AS temp_avg, min(temp_c) AS temp_min, max(temp_c) AS temp_max, avg(rh) AS rh_avg,
+         sum(precip_mm) AS precip_total, avg(pm25_ugm3) AS pm25_avg, avg(pm10_ugm3) AS pm10_avg, avg(aqi) AS aqi_avg
+    FROM observation o CROSS JOIN (SELECT DISTINCT timezone FROM university) z
+   GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`;
+const STORED = `
+  SELECT station_id, timezone, to_char(date, 'YYYY-MM-DD') AS date, temp_avg, temp_min, temp_max, rh_avg,
+         precip_total, pm25_avg, pm10_avg, aqi_avg
+    FROM station_day ORDER BY 1, 2, 3`;
+
+/** Taiwan's and the United States' fixtures in one export: three time zones. */
+function both() {
+  const tw = taiwanExport();
+  const us = usExport();
+  const usIds = new Set(us.universities.map((u) => u.id));
+  const usStations = new Set(us.stations.map((s) => s.id));
+  return {
+    ...tw,
+    universities: [...tw.universities.filter((u) => !usIds.has(u.id)), ...us.universities],
+    stations: [...tw.stations.filter((s) => !usStations.has(s.id)), ...us.stations],
+    observations: [...tw.observations.filter((o) => !usStations.has(o.station_id)), ...us.observations],
+  };
+}
+
+for (const kind of ["pglite", "postgres"] as const) {
+  describe(`station_day on ${kind}`, () => {
+    let db: Database;
+    beforeAll(async () => {
+      db = kind === "pglite" ? await freshPGlite() : await freshPostgres();
+    }, 60_000);
+    afterAll(async () => {
+      await db?.close();
+    });
+
+    it("holds what aggregating the hourly rows gives, in every school time zone", async () => {
+      await importObject(db, both());
+      const stored = await db.query(STORED);
+      expect(new Set(stored.map((r) => (r as { timezone: string }).timezone)).size).toBeGreaterThanOrEqual(3);
+      expect(stored.length).toBeGreaterThan(10);
+      expect(stored).toEqual(await db.query(LIVE));
+    });
+
+    it("follows a re-import that changes, adds and removes observations", async () => {
+      const data = both();
+      const changed = data.observations.findIndex((o) => o.temp_c !== null && o.temp_c !== undefined);
+      data.observations[changed] = { ...data.observations[changed]!, temp_c: 66 };
+      data.observations.pop();
+      data.observations.push(obs(data.stations[0]!.id, "2026-02-01T03:00:00Z", { temp_c: -5 }));
+      await importObject(db, data);
+      const stored = await db.query(STORED);
+      expect(stored).toEqual(await db.query(LIVE));
+      expect(stored.some((r) => (r as { temp_max: number }).temp_max === 66)).toBe(true);
+      expect(stored.some((r) => (r as { date: string }).date === "2026-02-01")).toBe(true);
+    });
+  });
+}
+
+it("is backfilled from the data already there when its migration is applied", async () => {
+  const db = await openDatabase({ dataDir: "memory://" });
+  try {
+    const migrations = readMigrations();
+    const index = migrations.findIndex((m) => m.name.endsWith("_station_day"));
+    await migrate(db, migrations.slice(0, index));
+    await db.exec(`
+      INSERT INTO university (id, code, code_key, name_zh, country, timezone, latitude, longitude)
+        VALUES (1, 'A', 'a', '甲', 'TW', 'Asia/Taipei', 25, 121.5), (2, 'B', 'b', '乙', 'US', 'America/New_York', 40.7, -74);
+      INSERT INTO station (id, name, kind, source, country, latitude, longitude) VALUES ('w', 'W', 'weather', 'cwa', 'TW', 25, 121.5);
+      INSERT INTO observation (station_id, observed_at, temp_c) VALUES
+        ('w', '${NOW.toISOString()}', 20), ('w', '2026-03-08T17:00:00Z', 10), ('w', '2026-03-08T15:00:00Z', 30);`);
+    await migrate(db);
+    const stored = await db.query(STORED);
+    expect(stored).toEqual(await db.query(LIVE));
+    // Taipei splits 15:00Z and 17:00Z of 03-08 into two dates; New York keeps them on one.
+    expect(stored.map((r) => `${(r as { timezone: string }).timezone} ${(r as { date: string }).date}`)).toEqual([
+      "America/New_York 2026-03-08",
+      "America/New_York 2026-03-09",
+      "Asia/Taipei 2026-03-08",
+      "Asia/Taipei 2026-03-09",
+    ]);
+  } finally {
+    await db.close();
+  }
+});

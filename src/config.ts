@@ -42,6 +42,7 @@ export const VARIABLES = {
   SHUTDOWN_TIMEOUT_MS: integer(0, 600_000, 10_000),
   QUERY_MAX_COST: integer(1, 100_000_000, MAX_COST),
   RESPONSE_CACHE_MS: integer(0, 600_000, 5_000),
+  WEB_CONCURRENCY: integer(1, 64, 1),
   CORS_ORIGINS: variable(
     z
       .string()
@@ -94,6 +95,8 @@ export interface Config {
   queryMaxCost: number;
   /** How long a v1 answer is served from memory (src/cache/answers.ts); 0: not at all. */
   responseCacheMs: number;
+  /** Worker processes sharing the port (src/cluster.ts); above 1 only with `databaseUrl`. */
+  webConcurrency: number;
   /** Origins whose pages may read answers and call `/mcp`; undefined: any origin may read. */
   corsOrigins: string[] | undefined;
   /** pino log level. */
@@ -116,6 +119,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${names.map((name) => `${name} must be ${VARIABLES[name].allowed}`).join("; ")}`);
   }
   const c = parsed.data;
+  if (c.WEB_CONCURRENCY > 1 && !c.DATABASE_URL) {
+    throw new ConfigError(
+      "invalid configuration: WEB_CONCURRENCY above 1 needs DATABASE_URL (the embedded database belongs to one process)",
+    );
+  }
   return {
     port: c.PORT,
     host: c.HOST,
@@ -128,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     queryMaxCost: c.QUERY_MAX_COST,
     responseCacheMs: c.RESPONSE_CACHE_MS,
+    webConcurrency: c.WEB_CONCURRENCY,
     corsOrigins: c.CORS_ORIGINS,
     logLevel: c.LOG_LEVEL,
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,

@@ -1,34 +1,15 @@
 /**
- * `npm start`: open the database (embedded PGlite unless DATABASE_URL is set),
- * apply pending migrations, import the demo data into an empty database (and,
- * on the embedded one, create a development key and print it once), then
- * serve the gateway.
+ * `npm start`: the gateway. With WEB_CONCURRENCY above 1 (PostgreSQL only),
+ * this process becomes the primary of that many workers (src/cluster.ts),
+ * each of which runs this file again and serves; otherwise it serves itself
+ * (src/serve.ts).
  */
-import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { Readable } from "node:stream";
-import { AnswerCache } from "./cache/answers.js";
-import { serveCommands } from "./cli/channel.js";
-import { DATABASE_COMMANDS } from "./cli/commands/index.js";
+import cluster from "node:cluster";
 import { commandLine } from "./cli/args.js";
+import { runPrimary } from "./cluster.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
-import { createReadClient } from "./db/client.js";
-import { DataDirError, openDatabase } from "./db/driver.js";
-import { migrate } from "./db/migrate.js";
-import { claim, ownedMessage } from "./db/owner.js";
-import { demoExportChunks } from "./demo/index.js";
-import { importExport } from "./import/apply.js";
-import { KeyStore } from "./keys/store.js";
-import { RateLimits } from "./limits/rate-limits.js";
-import { connectRedis } from "./limits/redis.js";
 import { createLogger } from "./logger.js";
-import { createHttpServer, drain } from "./http.js";
-import { observePool } from "./observe/metrics.js";
-import { requestIdOf } from "./plugins/access-log.js";
-import { metricsListener } from "./plugins/metrics.js";
-import { createGateway } from "./server.js";
+import { serve } from "./serve.js";
 
 commandLine({
   name: "start",
@@ -36,7 +17,8 @@ commandLine({
 
 Serves the gateway: /graphql, /api/v1, /mcp, /metrics. It opens the database
 (embedded PGlite in DATA_DIR unless DATABASE_URL is set), applies pending
-migrations and, into an empty database, imports the demo data. It is
+migrations and, into an empty database, imports the demo data. With
+WEB_CONCURRENCY=N (PostgreSQL only) N worker processes share the port. It is
 configured by environment variables only; the README lists them.`,
   options: {},
 });
@@ -51,122 +33,5 @@ try {
 }
 const log = createLogger(config.logLevel);
 
-// The embedded database has one owner (src/db/owner.ts): this gateway, which
-// also runs the database commands sent to its socket while it serves.
-let socketPath: string | undefined;
-if (!config.databaseUrl) {
-  mkdirSync(config.dataDir, { recursive: true });
-  socketPath = commandSocketPath(config.dataDir);
-  const claimed = claim(config.dataDir, "gateway", socketPath);
-  if (!claimed.held) {
-    process.stderr.write(`npm start: ${ownedMessage(config.dataDir, claimed.owner)}\n`);
-    process.exit(2);
-  }
-  process.once("exit", () => claimed.release());
-}
-const open = () =>
-  openDatabase({
-    ...config,
-    onConnectionError: (error) => log.warn({ err: String(error) }, "database connection lost; the pool replaces it"),
-  }).catch((error: unknown) => {
-    if (!(error instanceof DataDirError)) throw error;
-    process.stderr.write(`npm start: ${error.message}\n`);
-    process.exit(1);
-  });
-let db = await open();
-const applied = await migrate(db);
-if (applied.length) log.info({ applied }, "applied migrations");
-
-const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
-const [{ count }] = (await db.query<{ count: string }>("SELECT count(*)::text AS count FROM university")) as [{ count: string }];
-let developmentKey: string | undefined;
-if (count === "0") {
-  log.info("the database holds no university: importing the demo data");
-  const started = Date.now();
-  const summary = await importExport(db, Readable.from(demoExportChunks()));
-  log.info({ ...summary, ms: Date.now() - started }, "imported the demo data");
-  if (!config.databaseUrl) {
-    developmentKey = (await new KeyStore(db).create({ name: "development", owner: "npm start" })).key;
-    // PGlite's WebAssembly heap grew for the import and never shrinks: serve from a fresh one (about 0.5 GB less).
-    await db.close();
-    db = await open();
-  }
-}
-const keys = new KeyStore(db);
-const commands = socketPath ? await serveCommands(socketPath, db, DATABASE_COMMANDS) : undefined;
-
-const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
-const limits = new RateLimits({
-  defaults: { perMinute: config.perMinute, perDay: config.perDay },
-  redis,
-  onFallback: (error) => log.warn({ err: String(error) }, "rate limits answered by this process alone"),
-});
-const prisma = createReadClient(db);
-const answers = new AnswerCache({ ttlMs: config.responseCacheMs });
-await answers.follow(db);
-if (db.poolStats) observePool(db.poolStats);
-const gateway = createGateway({
-  db,
-  prisma,
-  auth: { keys, limits, onError: (error, request) => log.error({ err: error, requestId: requestIdOf(request) }, "API key check failed") },
-  limits: { perMinute: config.perMinute, perDay: config.perDay },
-  requestTimeoutMs: config.requestTimeoutMs,
-  queryLimits: { maxCost: config.queryMaxCost },
-  ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
-  loopback: ["127.0.0.1", "::1", "localhost"].includes(config.host),
-  log,
-  metrics: config.metricsPort === undefined,
-  answers,
-});
-const server = createHttpServer(gateway, { log });
-// With METRICS_PORT, /metrics has a listener of its own (kept off the public one by the operator's firewall).
-const metricsServer = config.metricsPort === undefined ? undefined : createHttpServer(metricsListener, { log });
-metricsServer?.listen(config.metricsPort, config.host);
-server.listen(config.port, config.host, () => {
-  console.log(`GraphiQL:  ${base}/graphql`);
-  console.log(`REST root: ${base}/api/v1`);
-  console.log(`Metrics:   ${config.metricsPort === undefined ? base : base.replace(/:\d+$/, `:${config.metricsPort}`)}/metrics`);
-  if (developmentKey) {
-    console.log(`\nA development key was created. It is shown this once; keep it:\n\n  ${developmentKey}\n`);
-    console.log(`  curl -H "Authorization: Bearer ${developmentKey}" ${base}/api/v1/universities\n`);
-  }
-});
-
-/**
- * Graceful shutdown: stop accepting, let the requests in flight finish (up to
- * SHUTDOWN_TIMEOUT_MS, then their connections are cut), and only then close
- * the command socket, Redis and the database (PGlite flushes its directory),
- * and exit 0.
- */
-let stopping = false;
-async function stop(signal: NodeJS.Signals): Promise<void> {
-  // A second signal (an impatient operator, or a process group's and a
-  // parent's) must not cut the first one's close short.
-  if (stopping) return;
-  stopping = true;
-  log.info({ signal }, "stopping: no new connections; waiting for the requests in flight");
-  // Past the wait and as long again for closing, the process ends anyway.
-  setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 10_000).unref();
-  if (!(await drain(server, config.shutdownTimeoutMs))) {
-    log.warn({ timeoutMs: config.shutdownTimeoutMs }, "requests still in flight at SHUTDOWN_TIMEOUT_MS: their connections were cut");
-  }
-  metricsServer?.close();
-  commands?.close();
-  redis?.disconnect();
-  await answers.close();
-  await prisma.$disconnect().catch(() => undefined);
-  await db.close().catch((error: unknown) => log.error({ err: String(error) }, "closing the database failed"));
-  log.info("stopped");
-  process.exit(0);
-}
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stop(signal));
-
-/**
- * The command socket: in the user's runtime directory (or the temporary one),
- * named after the data directory. Not inside it: PGlite's dump of the
- * directory (db:backup) cannot read a socket.
- */
-function commandSocketPath(dataDir: string): string {
-  const name = `uedu-gateway-${createHash("sha256").update(resolve(dataDir)).digest("hex").slice(0, 16)}.sock`;
-  return join(process.env.XDG_RUNTIME_DIR || tmpdir(), name);
-}
+if (cluster.isPrimary && config.webConcurrency > 1) await runPrimary(config, log);
+else await serve(config, log);

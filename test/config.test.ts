@@ -65,6 +65,14 @@ describe("loadConfig", () => {
     expect((error as Error).message).not.toContain(value);
   });
 
+  it("refuses WEB_CONCURRENCY above 1 on the embedded database, which belongs to one process", () => {
+    expect(() => loadConfig({ WEB_CONCURRENCY: "2" })).toThrow(
+      /^invalid configuration: WEB_CONCURRENCY above 1 needs DATABASE_URL \(the embedded database belongs to one process\)$/,
+    );
+    expect(loadConfig({ WEB_CONCURRENCY: "2", DATABASE_URL: "postgresql://u@db/x" }).webConcurrency).toBe(2);
+    expect(loadConfig({}).webConcurrency).toBe(1);
+  });
+
   it("names every bad variable on the same line", () => {
     expect(() => loadConfig({ PORT: "abc", LOG_LEVEL: "loud" })).toThrow(/^invalid configuration: PORT must .*; LOG_LEVEL must [^\n]*$/);
   });

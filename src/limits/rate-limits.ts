@@ -14,7 +14,7 @@
  * back (even empty) hands out no fresh budget: over the outage's windows a
  * key can get at most its limit per process, never more after the return.
  */
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
+import { type RateLimiterAbstract, RateLimiterCluster, RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
 import { INT32_MAX } from "../input-limits.js";
 import { type WindowName, WINDOW_MS, windowAt } from "./windows.js";
 
@@ -45,6 +45,12 @@ export interface RateLimitsOptions {
   defaults: Limits;
   /** A connected ioredis client to share counters through; none: in memory. */
   redis?: unknown;
+  /**
+   * This process is a worker of WEB_CONCURRENCY: without Redis (and while it
+   * is away) it counts through the primary's RateLimiterClusterMaster, so every
+   * worker shares one budget per key.
+   */
+  cluster?: boolean;
   /** Told once when Redis fails and the per-process fallback takes over. */
   onFallback?: (error: unknown) => void;
   /** The clock. */
@@ -65,7 +71,7 @@ export class RateLimits {
     this.now = options.now ?? Date.now;
     const make = (name: WindowName): RateLimiterAbstract => {
       const base = { keyPrefix: `uedu-rl-${name}`, points: UNBOUNDED, duration: WINDOW_MS[name] / 1000 };
-      const memory = new RateLimiterMemory(base);
+      const memory = options.cluster ? new RateLimiterCluster({ ...base, timeoutMs: 2_000 }) : new RateLimiterMemory(base);
       if (!options.redis) return memory;
       return new RateLimiterRedis({
         ...base,
@@ -164,7 +170,7 @@ interface CountOptions extends Record<string, unknown> {
 /** The in-memory limiter Redis falls back to, reporting each fallback. */
 class FallbackLimiter extends RateLimiterMemory {
   constructor(
-    private readonly inner: RateLimiterMemory,
+    private readonly inner: RateLimiterAbstract,
     private readonly onUse: (error: unknown) => void,
   ) {
     super({ points: inner.points, duration: inner.duration, keyPrefix: inner.keyPrefix });

@@ -3,11 +3,57 @@
  * registry per process, as prom-client intends: a counter counts what this
  * process did, whichever gateway or command in it did it.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import cluster from "node:cluster";
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PoolStats } from "../db/driver.js";
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: "gateway_" });
+// A worker of WEB_CONCURRENCY answers the primary's AggregatorRegistry from this registry
+// (prom-client starts answering once an AggregatorRegistry exists in the process).
+if (cluster.isWorker) {
+  AggregatorRegistry.setRegistries([registry]);
+  new AggregatorRegistry();
+}
+
+/** The message type of a worker's request for every worker's metrics, and of the primary's answer (src/cluster.ts). */
+export const CLUSTER_METRICS = "uedu:cluster-metrics";
+
+export interface MetricsRequest {
+  type: typeof CLUSTER_METRICS;
+  id: number;
+}
+
+interface MetricsAnswer extends MetricsRequest {
+  text?: string;
+  error?: string;
+}
+
+let asked = 0;
+
+/**
+ * The metrics text to serve: this process's, or in a worker of
+ * WEB_CONCURRENCY every worker's, summed by the primary.
+ */
+export function metricsText(): Promise<string> {
+  if (!cluster.isWorker) return registry.metrics();
+  const id = ++asked;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      process.off("message", onAnswer);
+      reject(new Error("the primary did not send the metrics in time"));
+    }, 5_000);
+    const onAnswer = (message: MetricsAnswer) => {
+      if (message?.type !== CLUSTER_METRICS || message.id !== id) return;
+      clearTimeout(timer);
+      process.off("message", onAnswer);
+      if (message.text === undefined) reject(new Error(message.error ?? "no metrics"));
+      else resolve(message.text);
+    };
+    process.on("message", onAnswer);
+    process.send!({ type: CLUSTER_METRICS, id } satisfies MetricsRequest);
+  });
+}
 
 export const requests = new Counter({
   name: "gateway_http_requests_total",

@@ -6,7 +6,7 @@
  */
 import type { RequestListener } from "node:http";
 import type { Plugin } from "graphql-yoga";
-import { registry } from "../observe/metrics.js";
+import { metricsText, registry } from "../observe/metrics.js";
 import { failure } from "../refusal.js";
 
 export const METRICS_PATH = "/metrics";
@@ -24,7 +24,16 @@ export function useMetricsEndpoint(): Plugin {
         );
         return;
       }
-      const text = await registry.metrics();
+      const text = await metricsText().catch(() => undefined);
+      if (text === undefined) {
+        endResponse(
+          new fetchAPI.Response(JSON.stringify(failure("metrics unavailable; retry")), {
+            status: 503,
+            headers: { "retry-after": "1", "content-type": "application/json; charset=utf-8" },
+          }),
+        );
+        return;
+      }
       endResponse(
         new fetchAPI.Response(request.method === "HEAD" ? null : text, {
           headers: { "content-type": registry.contentType, "cache-control": "no-store" },
@@ -42,11 +51,11 @@ export const metricsListener: RequestListener = (request, response) => {
   if (path !== METRICS_PATH) return json(404, `no such path: ${path}; this port serves ${METRICS_PATH}`);
   if (request.method !== "GET" && request.method !== "HEAD")
     return json(405, `method ${request.method} not allowed; use GET`, { allow: "GET, HEAD" });
-  registry.metrics().then(
+  metricsText().then(
     (text) =>
       response
         .writeHead(200, { "content-type": registry.contentType, "cache-control": "no-store" })
         .end(request.method === "HEAD" ? undefined : text),
-    () => json(500, "internal error"),
+    () => json(503, "metrics unavailable; retry", { "retry-after": "1" }),
   );
 };

@@ -1,0 +1,82 @@
+/**
+ * WEB_CONCURRENCY=N (PostgreSQL only): this process becomes the primary of N
+ * workers (node:cluster) that share the port, each a whole gateway
+ * (src/serve.ts). The primary prepares the database once (migrations, demo
+ * data) before any worker starts, and holds what must be one across them:
+ *
+ * - the rate-limit counters without Redis (rate-limiter-flexible's cluster
+ *   master; workers count through it, so a key's limits stay exact);
+ * - the metrics: a worker asked for `/metrics` gets every worker's, summed
+ *   (prom-client's AggregatorRegistry, through the primary).
+ *
+ * A worker that dies is replaced. SIGTERM or SIGINT is passed to every
+ * worker, which drains as a single gateway does; the primary exits when they
+ * all have (0 if every one exited 0).
+ */
+import cluster, { type Worker } from "node:cluster";
+import type { Logger } from "pino";
+import { AggregatorRegistry } from "prom-client";
+import { RateLimiterClusterMaster } from "rate-limiter-flexible";
+import type { Config } from "./config.js";
+import { openDatabase } from "./db/driver.js";
+import { CLUSTER_METRICS, type MetricsRequest } from "./observe/metrics.js";
+import { prepare } from "./serve.js";
+
+/** A worker that dies sooner than this after its start waits before it is replaced (no crash loop at full speed). */
+const STEADY_MS = 5_000;
+
+export async function runPrimary(config: Config, log: Logger): Promise<void> {
+  const db = await openDatabase({ ...config });
+  try {
+    await prepare(db, log);
+  } finally {
+    await db.close();
+  }
+  new RateLimiterClusterMaster();
+  const metrics = new AggregatorRegistry();
+  let stopping = false;
+  const started = new Map<Worker, number>();
+  const listening = new Set<Worker>();
+  const fork = () => started.set(cluster.fork(), Date.now());
+
+  cluster.on("message", (worker, message: MetricsRequest) => {
+    if (message?.type !== CLUSTER_METRICS) return;
+    metrics.clusterMetrics().then(
+      (text) => worker.send({ type: CLUSTER_METRICS, id: message.id, text }),
+      (error: unknown) => worker.send({ type: CLUSTER_METRICS, id: message.id, error: String(error) }),
+    );
+  });
+  cluster.on("listening", (worker) => {
+    listening.add(worker);
+    if (listening.size !== config.webConcurrency) return;
+    const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
+    console.log(`GraphiQL:  ${base}/graphql`);
+    console.log(`REST root: ${base}/api/v1`);
+    console.log(`Metrics:   ${config.metricsPort === undefined ? base : base.replace(/:\d+$/, `:${config.metricsPort}`)}/metrics`);
+    console.log(`Workers:   ${config.webConcurrency}`);
+  });
+  const codes: (number | null)[] = [];
+  cluster.on("exit", (worker, code, signal) => {
+    const since = started.get(worker) ?? 0;
+    started.delete(worker);
+    if (stopping) {
+      codes.push(code);
+      if (started.size === 0) process.exit(codes.every((c) => c === 0) ? 0 : 1);
+      return;
+    }
+    listening.delete(worker);
+    log.error({ pid: worker.process.pid, code, signal }, "a worker ended; starting another");
+    setTimeout(fork, Date.now() - since < STEADY_MS ? 1_000 : 0);
+  });
+  for (let i = 0; i < config.webConcurrency; i++) fork();
+
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal, workers: started.size }, "stopping: every worker drains its requests in flight");
+    setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 15_000).unref();
+    for (const worker of started.keys()) worker.process.kill("SIGTERM");
+    if (started.size === 0) process.exit(0);
+  };
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => stop(signal));
+}

@@ -142,7 +142,7 @@ async function answer(load: Load): Promise<{ status: number; text: string }> {
 }
 
 /** The gateway with its answer cache off, the same with it on, and the two baselines. */
-type Target = "gateway" | "cached" | "bare" | "static";
+type Target = "gateway" | "cached" | "workers" | "bare" | "static";
 
 async function benchDatabase(kind: "postgres" | "pglite", results: Result[]): Promise<void> {
   const all = new Map<DatasetName, Prepared>();
@@ -173,6 +173,8 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
   const cachedEnv: Record<string, string> = prepared.env.DATA_DIR ? { DATA_DIR: copy("cached") } : prepared.env;
   const gateway = await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0" });
   const cached = await startGateway({ ...cachedEnv, RESPONSE_CACHE_MS: "600000" });
+  // On PostgreSQL, the same with two worker processes (src/cluster.ts), cache off.
+  const workers = kind === "postgres" ? await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0", WEB_CONCURRENCY: "2" }) : undefined;
   let baseline: Measured | undefined;
   try {
     // The gateway's answers: checked, and kept for the static handler.
@@ -194,6 +196,7 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
     const bases: Record<Target, string> = {
       gateway: gateway.base,
       cached: cached.base,
+      workers: workers?.base ?? "",
       bare: `http://127.0.0.1:${barePort}`,
       static: `http://127.0.0.1:${staticPort}`,
     };
@@ -209,8 +212,14 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
       for (const connections of c.connections ?? CONNECTIONS) {
         // The physical limit hardly depends on the connection count: it is measured at the middle one.
         const middle = connections === (c.connections ?? CONNECTIONS)[Math.min(1, (c.connections ?? CONNECTIONS).length - 1)];
-        for (const target of ["gateway", ...(c.bare ? ["bare"] : []), ...(middle ? ["cached", "static"] : [])] as Target[])
-          runs.push({ c, target, connections });
+        const most = connections === Math.max(...(c.connections ?? CONNECTIONS));
+        const targets = [
+          "gateway",
+          ...(c.bare ? ["bare"] : []),
+          ...(middle ? ["cached", "static"] : []),
+          ...(most && workers ? ["workers"] : []),
+        ];
+        for (const target of targets as Target[]) runs.push({ c, target, connections });
       }
     }
     const rounds = new Map<string, (Round & { cpuMsPerRequest: number; peakMiB: number })[]>();
@@ -219,7 +228,14 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
     let done = 0;
     for (let round = 0; round <= ROUNDS; round++) {
       for (const { c, target, connections } of runs) {
-        const pid = target === "gateway" ? gateway.server.pid : target === "cached" ? cached.server.pid : baseline.pid;
+        const pids: Record<Target, number> = {
+          gateway: gateway.server.pid,
+          cached: cached.server.pid,
+          workers: workers?.server.pid ?? 0,
+          bare: baseline.pid,
+          static: baseline.pid,
+        };
+        const pid = pids[target];
         resetPeak(pid);
         const cpu = cpuMs(pid);
         // Round 0 is the warm-up: a second at the same concurrency, not kept.
@@ -241,6 +257,7 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
           of("bare"),
           of("static"),
           of("cached"),
+          of("workers"),
         );
         results.push(result);
         report.say(table([result], { header: false }));
@@ -250,6 +267,7 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
     await baseline?.stop();
     await gateway.server.stop();
     await cached.server.stop();
+    await workers?.server.stop();
     if (bareEnv.BENCH_DATA_DIR) rmSync(bareEnv.BENCH_DATA_DIR, { recursive: true, force: true });
     if (prepared.env.DATA_DIR) rmSync(cachedEnv.DATA_DIR!, { recursive: true, force: true });
   }

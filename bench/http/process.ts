@@ -52,26 +52,57 @@ export async function startNode(script: string, env: Record<string, string>, rea
 
 const TICKS_PER_SECOND = 100;
 
-/** CPU time (user + system) the process has used, in ms. */
-export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-}
-
-/** Resident memory now and its peak since start or the last reset, in MiB. */
-export function memoryMiB(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
-  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
-}
-
-/** Starts the peak (VmHWM) again from the current resident size. */
-export function resetPeak(pid: number): void {
+/** The process and its descendants (the workers of WEB_CONCURRENCY). */
+function tree(pid: number): number[] {
+  let children: number[] = [];
   try {
-    writeFileSync(`/proc/${pid}/clear_refs`, "5");
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
   } catch {
-    // Not permitted here: the peak then runs from the process's start.
+    // gone
+  }
+  return [pid, ...children.flatMap(tree)];
+}
+
+/** CPU time (user + system) the process and its descendants have used, in ms. */
+export function cpuMs(pid: number): number {
+  let ticks = 0;
+  for (const p of tree(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
+/** Resident memory now and its peak since start or the last reset, in MiB, summed over the process and its descendants. */
+export function memoryMiB(pid: number): { rss: number; peak: number } {
+  let rss = 0;
+  let peak = 0;
+  for (const p of tree(pid)) {
+    try {
+      const status = readFileSync(`/proc/${p}/status`, "utf8");
+      const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
+      rss += kb("VmRSS") / 1024;
+      peak += kb("VmHWM") / 1024;
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return { rss, peak };
+}
+
+/** Starts the peaks (VmHWM) again from the current resident sizes. */
+export function resetPeak(pid: number): void {
+  for (const p of tree(pid)) {
+    try {
+      writeFileSync(`/proc/${p}/clear_refs`, "5");
+    } catch {
+      // Not permitted here: the peak then runs from the process's start.
+    }
   }
 }
 

@@ -14,8 +14,10 @@ export interface Result {
   static?: Figures;
   /** The gateway with its answer cache on. */
   cached?: Figures;
+  /** The gateway with two worker processes (WEB_CONCURRENCY=2). */
+  workers?: Figures;
   /** Gateway requests per second over the bare handler's, and over the static one's. */
-  ratios: { bare?: number; static?: number; p99OverBare?: number; cachedOverStatic?: number };
+  ratios: { bare?: number; static?: number; p99OverBare?: number; cachedOverStatic?: number; workersOverOne?: number };
 }
 
 /** Medians over the rounds. */
@@ -47,20 +49,24 @@ export function summarize(
   bare: Measured[] | undefined,
   fixed: Measured[] | undefined,
   cached: Measured[] | undefined,
+  workers: Measured[] | undefined,
 ): Result {
   const g = figures(gateway);
   const b = bare ? figures(bare) : undefined;
   const s = fixed ? figures(fixed) : undefined;
   const c = cached ? figures(cached) : undefined;
+  const w = workers ? figures(workers) : undefined;
   return {
     ...what,
     gateway: g,
     ...(b ? { bare: b } : {}),
     ...(s ? { static: s } : {}),
     ...(c ? { cached: c } : {}),
+    ...(w ? { workers: w } : {}),
     ratios: {
       ...(s ? { static: g.perSecond / s.perSecond } : {}),
       ...(s && c ? { cachedOverStatic: c.perSecond / s.perSecond } : {}),
+      ...(w ? { workersOverOne: w.perSecond / g.perSecond } : {}),
       ...(b ? { bare: g.perSecond / b.perSecond, p99OverBare: g.p99Ms / b.p99Ms } : {}),
     },
   };
@@ -84,10 +90,14 @@ const COLUMNS = [
   "÷static",
   "cached req/s",
   "cached÷static",
+  "2 workers req/s",
+  "2w÷1w",
 ];
 
 const n = (x: number | undefined, digits = 0) =>
-  x === undefined ? "–" : x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  x === undefined || !Number.isFinite(x)
+    ? "–"
+    : x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** Markdown table rows (with the header when asked). */
 export function table(results: Result[], options: { header: boolean }): string {
@@ -109,6 +119,8 @@ export function table(results: Result[], options: { header: boolean }): string {
     n(r.ratios.static, 3),
     n(r.cached?.perSecond),
     n(r.ratios.cachedOverStatic, 3),
+    n(r.workers?.perSecond),
+    n(r.ratios.workersOverOne, 2),
   ]);
   if (!options.header) return rows.map((cells) => `| ${cells.join(" | ")} |`).join("\n");
   // Padded as the formatter (Biome) pads Markdown tables, so the README stays formatted.

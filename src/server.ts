@@ -14,6 +14,7 @@ import { type ApiKeyOptions, useApiKeys } from "./plugins/api-keys.js";
 import { maskUnavailable, useExecutionDeadline } from "./plugins/availability.js";
 import { useConditionalGet } from "./plugins/conditional.js";
 import { useErrorShapes } from "./plugins/error-shapes.js";
+import { useGraphQLCache } from "./plugins/graphql-cache.js";
 import { useHealth } from "./plugins/health.js";
 import { useInputLimits } from "./plugins/input-limits.js";
 import { useCors, useSecurityHeaders } from "./plugins/cors.js";
@@ -57,7 +58,7 @@ export interface GatewayOptions {
   queryLimits?: QueryLimitOptions;
   /** Serve `/metrics` on this gateway (default); `false` when they have a port of their own. */
   metrics?: boolean;
-  /** Where v1 answers (REST and MCP) are kept for a short while; none: every call executes. */
+  /** Where answers (REST, MCP and GraphQL) are kept for a short while; none: every call executes. */
   answers?: AnswerCache;
 }
 
@@ -105,6 +106,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         ...(options.log ? { log: options.log } : {}),
       }),
       useMcp({ api, context, ...(options.log ? { log: options.log } : {}) }),
+      ...(options.answers ? [useGraphQLCache({ cache: options.answers })] : []),
       useInputLimits(),
       ...useQueryLimits(options.queryLimits),
       useExecutionDeadline({ ms: requestTimeoutMs }),

@@ -158,6 +158,35 @@ describe("the v1 answer cache", () => {
     expect((await s.get("/api/v1/universities", auth)).status).toBe(429);
   });
 
+  it("answers a repeated GraphQL query from memory, never one with errors, and forgets on import", async () => {
+    const s = await start(await freshPGlite(), 60_000);
+    const post = async (query: string, variables?: Record<string, unknown>) => {
+      const response = await s.gateway.fetch("http://gateway.test/graphql", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query, variables }),
+      });
+      return (await response.json()) as { data?: any; errors?: unknown[] };
+    };
+    const query = "query ($first: Int) { universities(first: $first) { nodes { nameZh courses(first: 2) { nodes { databaseId } } } } }";
+    const first = await post(query, { first: 5 });
+    expect(first.errors).toBeUndefined();
+    s.statements.length = 0;
+    expect(await post(query, { first: 5 })).toEqual(first);
+    expect(s.statements).toEqual([]);
+    // Other variables are another answer.
+    await post(query, { first: 1 });
+    expect(s.statements.length).toBeGreaterThan(0);
+    // A result with errors executes every time.
+    const bad = `{ universities { totalCount } schoolEnvironmentHistory(ref: "NTU", days: 0) { days } }`;
+    expect((await post(bad)).errors).toBeDefined();
+    s.statements.length = 0;
+    expect((await post(bad)).errors).toBeDefined();
+    expect(s.statements.length).toBeGreaterThan(0);
+    await importObject(s.db, renamed("圖改名"));
+    await until(async () => JSON.stringify(await post(query, { first: 5 })).includes("圖改名"));
+  });
+
   it("with a TTL of 0 executes every call", async () => {
     const s = await start(await freshPGlite(), 0);
     await s.get("/api/v1/universities");

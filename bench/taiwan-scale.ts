@@ -24,6 +24,7 @@ import { Rng } from "../src/demo/random.js";
 import { importExport } from "../src/import/apply.js";
 import { createGateway } from "../src/server.js";
 import { benchReport } from "./report.js";
+import { taiwanScale } from "./taiwan.js";
 
 const report = benchReport("bench:environment");
 
@@ -44,37 +45,15 @@ PGlite with --pglite), then times the history and snapshot operations over
 const { values } = commandLine(LINE);
 const DAYS = integerOption(LINE, "days", values.days, 1);
 const RUNS = integerOption(LINE, "runs", values.runs, 1);
-const WEATHER = 1215;
-const AIR = 84;
 const SCHOOLS = 100;
 const NOW = new Date(Date.UTC(2026, 10, 20, 12));
 
 function* exportChunks(): Generator<string> {
   const random = new Rng(7);
   const r = () => random.next();
-  const place = () => ({ latitude: 22 + r() * 3.2, longitude: 120.1 + r() * 1.8 });
-  const schools = Array.from({ length: SCHOOLS }, (_, i) => ({
-    id: i + 1,
-    code: `S${i + 1}`,
-    name_zh: `學校${i + 1}`,
-    name_en: `School ${i + 1}`,
-    short_name: null,
-    region: `Region ${i % 10}`,
-    country: "TW",
-    timezone: "Asia/Taipei",
-    ...place(),
-  }));
-  const stations = [
-    ...Array.from({ length: WEATHER }, (_, i) => ({
-      id: `W${i}`,
-      name: `Weather ${i}`,
-      kind: "weather",
-      source: "cwa",
-      country: "TW",
-      ...place(),
-    })),
-    ...Array.from({ length: AIR }, (_, i) => ({ id: `A${i}`, name: `Air ${i}`, kind: "air", source: "moenv", country: "TW", ...place() })),
-  ];
+  const taiwan = taiwanScale(r);
+  const schools = taiwan.schools(SCHOOLS, 1, "S");
+  const stations = taiwan.stations();
   yield JSON.stringify({
     format: "platform-export/1",
     exported_at: NOW.toISOString(),

@@ -19,6 +19,7 @@ import { importExport } from "../../src/import/apply.js";
 import { rebuildStationDays } from "../../src/import/daily.js";
 import { EXPORT_FORMAT } from "../../src/import/records.js";
 import { KeyStore } from "../../src/keys/store.js";
+import { taiwanScale } from "../taiwan.js";
 
 export type DatasetName = "demo" | "courses-1k" | "large";
 
@@ -31,8 +32,6 @@ export const DATASETS: Record<DatasetName, string> = {
 
 const SEED = 20240901;
 const LARGE_SCHOOLS = 100;
-const WEATHER = 1215;
-const AIR = 84;
 const DAYS = 90;
 const HOUR = 3_600_000;
 
@@ -48,36 +47,13 @@ export async function fill(db: Database, name: DatasetName, now: Date): Promise<
     return;
   }
   const random = new Rng(SEED).derive("bench-large");
-  const place = () => ({ latitude: 22 + random.next() * 3.2, longitude: 120.1 + random.next() * 1.8 });
-  const schools = [
-    ...universities,
-    ...Array.from({ length: LARGE_SCHOOLS - universities.length }, (_, i) => ({
-      id: 1_000 + i,
-      code: `B${i + 1}`,
-      name_zh: `學校${i + 1}`,
-      name_en: `School ${i + 1}`,
-      short_name: null,
-      region: `Region ${i % 10}`,
-      country: "TW",
-      timezone: "Asia/Taipei",
-      ...place(),
-    })),
-  ];
+  const taiwan = taiwanScale(() => random.next());
+  const schools = [...universities, ...taiwan.schools(LARGE_SCHOOLS - universities.length, 1_000, "B")];
   const packs = new Map<string, ReturnType<typeof buildHubPacks>[number]>();
   for (let round = 0; packs.size < 500; round++) {
     for (const pack of buildHubPacks(SEED + round, now.getTime())) if (packs.size < 500) packs.set(pack.id, pack);
   }
-  const stations = [
-    ...Array.from({ length: WEATHER }, (_, i) => ({
-      id: `W${i}`,
-      name: `Weather ${i}`,
-      kind: "weather",
-      source: "cwa",
-      country: "TW",
-      ...place(),
-    })),
-    ...Array.from({ length: AIR }, (_, i) => ({ id: `A${i}`, name: `Air ${i}`, kind: "air", source: "moenv", country: "TW", ...place() })),
-  ];
+  const stations = taiwan.stations();
   await importExport(
     db,
     exportOf(now, { universities: schools, courses: buildCourses(SEED, universities, 100_000), hub_packs: [...packs.values()], stations }),

@@ -20,7 +20,7 @@ import { RateLimiterClusterMaster } from "rate-limiter-flexible";
 import type { Config } from "./config.js";
 import { openDatabase } from "./db/driver.js";
 import { CLUSTER_METRICS, type MetricsRequest } from "./observe/metrics.js";
-import { prepare } from "./serve.js";
+import { announce, prepare } from "./serve.js";
 
 /** A worker that dies sooner than this after its start waits before it is replaced (no crash loop at full speed). */
 const STEADY_MS = 5_000;
@@ -49,10 +49,7 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
   cluster.on("listening", (worker) => {
     listening.add(worker);
     if (listening.size !== config.webConcurrency) return;
-    const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
-    console.log(`GraphiQL:  ${base}/graphql`);
-    console.log(`REST root: ${base}/api/v1`);
-    console.log(`Metrics:   ${config.metricsPort === undefined ? base : base.replace(/:\d+$/, `:${config.metricsPort}`)}/metrics`);
+    announce(config);
     console.log(`Workers:   ${config.webConcurrency}`);
   });
   const codes: (number | null)[] = [];

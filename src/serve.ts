@@ -31,6 +31,17 @@ import { requestIdOf } from "./plugins/access-log.js";
 import { metricsListener } from "./plugins/metrics.js";
 import { createGateway } from "./server.js";
 
+/** The address the gateway listens on, as a URL. */
+const baseUrl = (config: Config) => `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
+
+/** Says on standard output where the gateway is (once it listens). */
+export function announce(config: Config): void {
+  const base = baseUrl(config);
+  console.log(`GraphiQL:  ${base}/graphql`);
+  console.log(`REST root: ${base}/api/v1`);
+  console.log(`Metrics:   ${config.metricsPort === undefined ? base : base.replace(/:\d+$/, `:${config.metricsPort}`)}/metrics`);
+}
+
 /**
  * Applies pending migrations and, into a database without any university,
  * imports the demo data; says whether it did.
@@ -72,7 +83,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
       process.exit(1);
     });
   let db = await open();
-  const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
+  const base = baseUrl(config);
   let developmentKey: string | undefined;
   if (await prepare(db, log)) {
     if (!config.databaseUrl) {
@@ -117,9 +128,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   server.listen(config.port, config.host, () => {
     // Workers of WEB_CONCURRENCY: the primary says where the gateway is, once.
     if (cluster.isWorker) return;
-    console.log(`GraphiQL:  ${base}/graphql`);
-    console.log(`REST root: ${base}/api/v1`);
-    console.log(`Metrics:   ${config.metricsPort === undefined ? base : base.replace(/:\d+$/, `:${config.metricsPort}`)}/metrics`);
+    announce(config);
     if (developmentKey) {
       console.log(`\nA development key was created. It is shown this once; keep it:\n\n  ${developmentKey}\n`);
       console.log(`  curl -H "Authorization: Bearer ${developmentKey}" ${base}/api/v1/universities\n`);

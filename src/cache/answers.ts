@@ -12,6 +12,7 @@
 import { LRUCache } from "lru-cache";
 import { DATA_CHANGED } from "../db/changes.js";
 import type { Database, Listener } from "../db/driver.js";
+import { cacheClears, cacheLookups } from "../observe/metrics.js";
 
 /** A cached answer: its status, body, the body's JSON text, and headers. */
 export interface CachedAnswer {
@@ -50,8 +51,12 @@ export class AnswerCache {
     return this.entries !== undefined;
   }
 
+  /** The answer kept under `key`; counted as a hit or a miss when the cache is on. */
   get(key: string): CachedAnswer | undefined {
-    return this.entries?.get(key);
+    if (!this.entries) return undefined;
+    const answer = this.entries.get(key);
+    cacheLookups.inc({ result: answer ? "hit" : "miss" });
+    return answer;
   }
 
   set(key: string, answer: CachedAnswer): void {
@@ -66,7 +71,10 @@ export class AnswerCache {
   /** Empties the cache whenever the database announces a change; `close` stops listening. */
   async follow(db: Pick<Database, "listen">): Promise<void> {
     if (!this.entries) return;
-    this.listener = await db.listen(DATA_CHANGED, () => this.clear());
+    this.listener = await db.listen(DATA_CHANGED, () => {
+      this.clear();
+      cacheClears.inc();
+    });
   }
 
   async close(): Promise<void> {

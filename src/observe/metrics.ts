@@ -91,6 +91,19 @@ export const importRows = new Counter({
   registers: [registry],
 });
 
+export const cacheLookups = new Counter({
+  name: "gateway_response_cache_lookups_total",
+  help: "Lookups in the response cache (RESPONSE_CACHE_MS), by result: hit (answered from memory) or miss (executed).",
+  labelNames: ["result"] as const,
+  registers: [registry],
+});
+
+export const cacheClears = new Counter({
+  name: "gateway_response_cache_clears_total",
+  help: "Times the response cache was emptied because the data changed (an import committed).",
+  registers: [registry],
+});
+
 let poolStats: (() => PoolStats | undefined) | undefined;
 
 /** Reports the pool of the database this process serves from (the last one given). */

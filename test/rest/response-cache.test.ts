@@ -12,6 +12,7 @@ import { createReadClient } from "../../src/db/client.js";
 import { type Database, openDatabase } from "../../src/db/driver.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
+import { registry } from "../../src/observe/metrics.js";
 import { createGateway, type Gateway } from "../../src/server.js";
 import { canaryExport } from "../support/canary.js";
 import { freshPGlite, freshPostgres, importObject } from "../support/databases.js";
@@ -62,6 +63,12 @@ async function setup(db: Database & { url?: string }, ttlMs: number, auth?: Cons
   };
 }
 
+/** A response-cache counter's value now, from the process's registry. */
+async function cacheCount(name: "lookups" | "clears", result?: "hit" | "miss"): Promise<number> {
+  const metric = await registry.getSingleMetric(`gateway_response_cache_${name}_total`)!.get();
+  return metric.values.filter((v) => result === undefined || v.labels.result === result).reduce((sum, v) => sum + v.value, 0);
+}
+
 const renamed = (name: string) => {
   const data = canaryExport();
   data.universities[0]!.name_zh = name;
@@ -83,6 +90,7 @@ describe("the v1 answer cache", () => {
   for (const kind of ["pglite", "postgres"] as const) {
     it(`on ${kind}: answers a repeated call from memory, and an import empties it when it commits`, async () => {
       const s = await start(kind === "pglite" ? await freshPGlite() : await freshPostgres(), 60_000);
+      const [hits, misses, clears] = [await cacheCount("lookups", "hit"), await cacheCount("lookups", "miss"), await cacheCount("clears")];
       const first = await s.get("/api/v1/universities");
       expect(first.status).toBe(200);
       expect(s.statements.length).toBeGreaterThan(0);
@@ -94,6 +102,9 @@ describe("the v1 answer cache", () => {
       expect((await s.get("/api/v1/courses/999999")).status).toBe(404);
       expect(s.statements.length).toBe(afterMiss);
       expect(afterMiss).toBeGreaterThan(0);
+      // Operators see it in /metrics: two hits, two misses so far.
+      expect(await cacheCount("lookups", "hit")).toBe(hits + 2);
+      expect(await cacheCount("lookups", "miss")).toBe(misses + 2);
 
       // The import comes from another connection (on a server, as another process's would).
       const writer = kind === "postgres" ? await openDatabase({ databaseUrl: s.db.url! }) : s.db;
@@ -103,6 +114,7 @@ describe("the v1 answer cache", () => {
         if (writer !== s.db) await writer.close();
       }
       await until(async () => (await s.get("/api/v1/universities")).text.includes("改名大學"));
+      expect(await cacheCount("clears")).toBeGreaterThan(clears);
     });
   }
 

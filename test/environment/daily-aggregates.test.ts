@@ -2,10 +2,14 @@
  * `station_day`: each station's aggregates per local date in every school
  * time zone, rebuilt by the importer and backfilled by its migration. It must
  * hold exactly what aggregating the hourly rows gives, follow a re-import,
- * and be what a history reads for its complete dates.
+ * and be what a history reads for its complete dates, and for the date still
+ * going on when everything its row covers came before the request.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createReadClient } from "../../src/db/client.js";
 import type { Database } from "../../src/db/driver.js";
+import { localDayBounds } from "../../src/domain/environment/index.js";
+import { stationDays } from "../../src/environment/repository.js";
 import { openDatabase } from "../../src/db/driver.js";
 import { migrate, readMigrations } from "../../src/db/migrate.js";
 import { freshPGlite, freshPostgres, importObject } from "../support/databases.js";
@@ -67,6 +71,37 @@ for (const kind of ["pglite", "postgres"] as const) {
       expect(stored.some((r) => (r as { temp_max: number }).temp_max === 66)).toBe(true);
       expect(stored.some((r) => (r as { date: string }).date === "2026-02-01")).toBe(true);
     });
+
+    it("serves the date still going on from its row when the row's newest hour is before the request, from the hours otherwise", async () => {
+      await importObject(db, both());
+      const [row] = await db.query<{ station_id: string; date: string; last: Date; temp_max: number }>(
+        `SELECT station_id, to_char(date, 'YYYY-MM-DD') AS date, last_observed_at AS last, temp_max FROM station_day
+          WHERE timezone = 'Asia/Taipei' AND temp_max IS NOT NULL ORDER BY last_observed_at DESC, station_id LIMIT 1`,
+      );
+      const { station_id: station, date } = row!;
+      const last = new Date(row!.last);
+      // Marks the stored row, so that the answer shows which one was read.
+      await db.exec(
+        `UPDATE station_day SET temp_max = 999 WHERE timezone = 'Asia/Taipei' AND station_id = '${station}' AND date = '${date}'`,
+      );
+      const prisma = createReadClient(db);
+      try {
+        const from = localDayBounds(date, "Asia/Taipei").start;
+        const read = async (to: Date) =>
+          (await stationDays(prisma, [station], "Asia/Taipei", from, to)).find((r) => r.station_id === station && r.date === date);
+        // The newest hour came before the request: the row holds exactly the hours so far.
+        expect((await read(new Date(last.getTime() + 1)))?.temp_max).toBe(999);
+        // A request at the newest hour itself must not count it: aggregated from the hours before.
+        const [live] = await db.query<{ temp_max: number | null }>(
+          `SELECT max(temp_c) AS temp_max FROM observation WHERE station_id = '${station}' AND observed_at >= $1 AND observed_at < $2`,
+          [from.toISOString(), last.toISOString()],
+        );
+        expect((await read(last))?.temp_max ?? null).toBe(live!.temp_max);
+        expect(live!.temp_max).not.toBe(999);
+      } finally {
+        await prisma.$disconnect();
+      }
+    });
   });
 }
 
@@ -85,6 +120,13 @@ it("is backfilled from the data already there when its migration is applied", as
     await migrate(db);
     const stored = await db.query(STORED);
     expect(stored).toEqual(await db.query(LIVE));
+    // The newest observation of each row is filled in too (the migration after station_day's).
+    const [{ missing }] = (await db.query<{ missing: number }>(
+      `SELECT count(*)::int AS missing FROM station_day d
+        WHERE last_observed_at IS DISTINCT FROM (SELECT max(observed_at) FROM observation o
+                WHERE o.station_id = d.station_id AND (o.observed_at AT TIME ZONE d.timezone)::date = d.date)`,
+    )) as [{ missing: number }];
+    expect(missing).toBe(0);
     // Taipei splits 15:00Z and 17:00Z of 03-08 into two dates; New York keeps them on one.
     expect(stored.map((r) => `${(r as { timezone: string }).timezone} ${(r as { date: string }).date}`)).toEqual([
       "America/New_York 2026-03-08",

@@ -17,6 +17,11 @@ export interface Case {
   bare?: boolean;
   /** Connection counts it is driven at (the run's list when unset). */
   connections?: number[];
+  /**
+   * A growth case: it compares the gateway with itself on another dataset,
+   * so it runs on the gateway alone (no cache, baseline or workers).
+   */
+  growth?: boolean;
 }
 
 const NESTED = JSON.stringify({
@@ -36,7 +41,7 @@ export function cases(ids: { course: number; pack: string; word: string; school:
     path,
     ...more,
   });
-  const latency = [1, 16];
+  const growth = { connections: [1, 16], growth: true };
   return [
     get("op 1 universities", "demo", "/api/v1/universities"),
     get("op 2 courses", "demo", "/api/v1/courses", { bare: true }),
@@ -51,12 +56,12 @@ export function cases(ids: { course: number; pack: string; word: string; school:
     { name: "GraphQL nested", dataset: "demo", method: "POST", path: "/graphql", body: NESTED },
     { name: "MCP tools/call", dataset: "demo", method: "POST", path: "/mcp", body: mcpCall("list_courses", { page_size: 20 }) },
     // Growth: the same operations on 1,000 and 100,000 courses, and on 2.8 M observations.
-    get("op 2 courses", "courses-1k", "/api/v1/courses", { connections: latency }),
-    get("op 2 courses q", "courses-1k", `/api/v1/courses?q=${encodeURIComponent(ids.word)}`, { connections: latency }),
-    get("op 2 courses", "large", "/api/v1/courses", { connections: latency }),
-    get("op 2 courses q", "large", `/api/v1/courses?q=${encodeURIComponent(ids.word)}`, { connections: latency }),
-    get("op 8 history days=7", "large", `/api/v1/environment/schools/${ids.school}/history?days=7`, { connections: latency }),
-    get("op 8 history days=90", "large", `/api/v1/environment/schools/${ids.school}/history?days=90`, { connections: latency }),
-    get("op 9 snapshot limit=100", "large", "/api/v1/environment/snapshot?limit=100", { connections: latency }),
+    get("op 2 courses", "courses-1k", "/api/v1/courses", growth),
+    get("op 2 courses q", "courses-1k", `/api/v1/courses?q=${encodeURIComponent(ids.word)}`, growth),
+    get("op 2 courses", "large", "/api/v1/courses", growth),
+    get("op 2 courses q", "large", `/api/v1/courses?q=${encodeURIComponent(ids.word)}`, growth),
+    get("op 8 history days=7", "large", `/api/v1/environment/schools/${ids.school}/history?days=7`, growth),
+    get("op 8 history days=90", "large", `/api/v1/environment/schools/${ids.school}/history?days=90`, growth),
+    get("op 9 snapshot limit=100", "large", "/api/v1/environment/snapshot?limit=100", growth),
   ];
 }

@@ -12,6 +12,7 @@
  */
 import { Readable } from "node:stream";
 import type { Database } from "../../src/db/driver.js";
+import { migrate } from "../../src/db/migrate.js";
 import { buildCourses } from "../../src/demo/courses.js";
 import { DEMO_UNIVERSITIES, demoExportChunks, Rng } from "../../src/demo/index.js";
 import { buildHubPacks } from "../../src/demo/packs.js";
@@ -36,7 +37,7 @@ const DAYS = 90;
 const HOUR = 3_600_000;
 
 /** Fills a migrated, empty database with a dataset. */
-export async function fill(db: Database, name: DatasetName, now: Date): Promise<void> {
+async function fill(db: Database, name: DatasetName, now: Date): Promise<void> {
   if (name === "demo") {
     await importExport(db, Readable.from(demoExportChunks({ now })));
     return;
@@ -95,6 +96,25 @@ function exportOf(now: Date, parts: Record<string, unknown[]>): Readable {
 }
 
 /** A key the load cannot exhaust (its limits far above what a round sends). */
-export async function benchKey(db: Database): Promise<string> {
+/** What the cases need of a filled database: a key, and on the demo data the ids they ask for. */
+export interface Filled {
+  key: string;
+  ids?: { course: number; pack: string; word: string; school: string };
+}
+
+/** Migrates an empty database, fills it with a dataset, and creates the bench's key. */
+export async function fillDatabase(db: Database, name: DatasetName, now: Date): Promise<Filled> {
+  await migrate(db);
+  await fill(db, name, now);
+  const key = await benchKey(db);
+  if (name !== "demo") return { key };
+  const [course] = await db.query<{ id: number }>("SELECT id FROM course WHERE is_public ORDER BY id LIMIT 1");
+  const [pack] = await db.query<{ id: string }>(
+    "SELECT id FROM hub_pack WHERE visibility = 'public' AND safety_status = 'passed' ORDER BY id LIMIT 1",
+  );
+  return { key, ids: { course: course!.id, pack: pack!.id, word: "learning", school: "NTU" } };
+}
+
+async function benchKey(db: Database): Promise<string> {
   return (await new KeyStore(db).create({ name: "bench", owner: "bench", perMinute: 1_000_000_000, perDay: 1_000_000_000 })).key;
 }

@@ -2,23 +2,24 @@
  * `npm run bench`: the gateway under load over loopback, beside baselines
  * measured in the same run, on PostgreSQL and on PGlite.
  *
- * For each database it fills three databases (datasets.ts), starts the
- * gateway as `npm start` runs it (src/main.ts, in a process of its own),
+ * It builds the gateway (`npm run build`), fills three databases of each kind
+ * at once (datasets.ts), and then for each kind starts the gateway as
+ * production runs it (dist/src/main.js, in a process of its own),
  * starts the baselines (baseline.ts), checks that the bare handler's bodies
  * equal the gateway's, and then drives every case (cases.ts) with wrk,
  * after a warm-up, in interleaved rounds: each round runs every case on
  * every server before the next round begins. It prints and stores medians.
  */
+import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { type CommandLine, commandLine, integerOption } from "../../src/cli/args.js";
-import { type Database, openDatabase } from "../../src/db/driver.js";
-import { migrate } from "../../src/db/migrate.js";
+import { openDatabase } from "../../src/db/driver.js";
 import { benchReport } from "../report.js";
 import { type Case, cases } from "./cases.js";
-import { benchKey, DATASETS, type DatasetName, fill } from "./datasets.js";
+import { DATASETS, type DatasetName, type Filled, fillDatabase } from "./datasets.js";
 import { cpuMs, freePorts, type Measured, memoryMiB, resetPeak, startNode } from "./process.js";
 import { type Result, summarize, table, writeReadme } from "./results.js";
 import { haveWrk, type Load, type Round, wrk } from "./wrk.js";
@@ -63,62 +64,66 @@ const NOW = new Date();
 const SERVER = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const work = mkdtempSync(join(tmpdir(), "uedu-bench-"));
 
-/** One prepared database: how the gateway opens it, and the key it accepts. */
-interface Prepared {
+/** One prepared database: how the gateway opens it, the key it accepts and (demo) the ids the cases ask for. */
+interface Prepared extends Filled {
   env: Record<string, string>;
-  key: string;
-  /** The demo database's ids the cases ask for. */
-  ids?: { course: number; pack: string; word: string; school: string };
   drop(): Promise<void>;
 }
 
 async function prepare(kind: "postgres" | "pglite", dataset: DatasetName): Promise<Prepared> {
   report.progress.phase(`${kind}: filling ${dataset}`);
-  let db: Database;
-  let env: Record<string, string>;
-  let drop: () => Promise<void>;
-  if (kind === "postgres") {
-    const name = `uedu_bench_${dataset.replace("-", "_")}_${process.pid}`;
-    const admin = new pg.Client({ connectionString: SERVER });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
-    await admin.query(`CREATE DATABASE "${name}"`);
-    await admin.end();
-    const url = new URL(SERVER);
-    url.pathname = `/${name}`;
-    db = await openDatabase({ databaseUrl: url.toString() });
-    env = { DATABASE_URL: url.toString() };
-    drop = async () => {
-      const c = new pg.Client({ connectionString: SERVER });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await c.end();
-    };
-  } else {
+  if (kind === "pglite") {
     const dir = join(work, dataset);
-    db = await openDatabase({ dataDir: dir });
-    env = { DATA_DIR: dir };
-    drop = async () => rmSync(dir, { recursive: true, force: true });
+    const filled = await fillInChild(dir, dataset);
+    return { ...filled, env: { DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  await migrate(db);
-  await fill(db, dataset, NOW);
-  const key = await benchKey(db);
-  let ids: Prepared["ids"];
-  if (dataset === "demo") {
-    const [course] = await db.query<{ id: number }>("SELECT id FROM course WHERE is_public ORDER BY id LIMIT 1");
-    const [pack] = await db.query<{ id: string }>(
-      "SELECT id FROM hub_pack WHERE visibility = 'public' AND safety_status = 'passed' ORDER BY id LIMIT 1",
-    );
-    ids = { course: course!.id, pack: pack!.id, word: "learning", school: "NTU" };
+  const name = `uedu_bench_${dataset.replace("-", "_")}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: SERVER });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(SERVER);
+  url.pathname = `/${name}`;
+  const db = await openDatabase({ databaseUrl: url.toString() });
+  try {
+    const filled = await fillDatabase(db, dataset, NOW);
+    return {
+      ...filled,
+      env: { DATABASE_URL: url.toString() },
+      drop: async () => {
+        const c = new pg.Client({ connectionString: SERVER });
+        await c.connect();
+        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        await c.end();
+      },
+    };
+  } finally {
+    await db.close();
   }
-  await db.close();
-  return { env, key, ...(ids ? { ids } : {}), drop };
 }
 
-/** The gateway as `npm start` runs it, on a free port, logging as in production (to nowhere). */
+/** Fills a PGlite directory in a child process (fill.ts), so that this process stays free for PostgreSQL's. */
+async function fillInChild(dir: string, dataset: DatasetName): Promise<Filled> {
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/http/fill.ts", dir, dataset, NOW.toISOString()], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    out += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`filling ${dataset} on PGlite failed (exit ${code})`);
+  return JSON.parse(out.trim().split("\n").at(-1)!) as Filled;
+}
+
+/** The built gateway (`npm run build`), as production runs it. */
+const GATEWAY = "dist/src/main.js";
+
+/** The gateway as production runs it, on a free port, logging as in production (to nowhere). */
 async function startGateway(env: Record<string, string>): Promise<{ server: Measured; base: string }> {
   const [port] = await freePorts(1);
-  const server = await startNode("src/main.ts", { ...env, HOST: "127.0.0.1", PORT: String(port) }, (out) => out.includes("GraphiQL:"));
+  const server = await startNode(GATEWAY, { ...env, HOST: "127.0.0.1", PORT: String(port) }, (out) => out.includes("GraphiQL:"));
   return { server, base: `http://127.0.0.1:${port}` };
 }
 
@@ -144,17 +149,21 @@ async function answer(load: Load): Promise<{ status: number; text: string }> {
 /** The gateway with its answer cache off, the same with it on, and the two baselines. */
 type Target = "gateway" | "cached" | "workers" | "bare" | "static";
 
-async function benchDatabase(kind: "postgres" | "pglite", results: Result[]): Promise<void> {
-  const all = new Map<DatasetName, Prepared>();
-  try {
-    for (const dataset of Object.keys(DATASETS) as DatasetName[]) all.set(dataset, await prepare(kind, dataset));
-    const list = cases(all.get("demo")!.ids!).filter((c) => !values.only || c.name.includes(values.only));
-    for (const dataset of Object.keys(DATASETS) as DatasetName[]) {
-      const mine = list.filter((c) => c.dataset === dataset);
-      if (mine.length) await benchDataset(kind, dataset, all.get(dataset)!, mine, results);
-    }
-  } finally {
-    for (const prepared of all.values()) await prepared.drop();
+/**
+ * The datasets of each kind. The Taiwan-scale set runs on PostgreSQL only: its
+ * targets are PostgreSQL's, and PGlite takes 2.5 minutes to fill it, which
+ * would put the run over 15 minutes.
+ */
+const DATASETS_OF: Record<"postgres" | "pglite", DatasetName[]> = {
+  postgres: Object.keys(DATASETS) as DatasetName[],
+  pglite: ["demo", "courses-1k"],
+};
+
+async function benchDatabase(kind: "postgres" | "pglite", all: Map<DatasetName, Prepared>, results: Result[]): Promise<void> {
+  const list = cases(all.get("demo")!.ids!).filter((c) => !values.only || c.name.includes(values.only));
+  for (const dataset of DATASETS_OF[kind]) {
+    const mine = list.filter((c) => c.dataset === dataset);
+    if (mine.length) await benchDataset(kind, dataset, all.get(dataset)!, mine, results);
   }
 }
 
@@ -167,14 +176,19 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
     cpSync(prepared.env.DATA_DIR!, dir, { recursive: true });
     return dir;
   };
-  const bareEnv: Record<string, string> = prepared.env.DATA_DIR
-    ? { BENCH_DATA_DIR: copy("bare") }
-    : { BENCH_DATABASE_URL: prepared.env.DATABASE_URL! };
-  const cachedEnv: Record<string, string> = prepared.env.DATA_DIR ? { DATA_DIR: copy("cached") } : prepared.env;
+  // Growth cases run on the gateway alone: the other servers start only for the rest.
+  const compared = list.some((c) => !c.growth);
+  const bareEnv: Record<string, string> = !compared
+    ? {}
+    : prepared.env.DATA_DIR
+      ? { BENCH_DATA_DIR: copy("bare") }
+      : { BENCH_DATABASE_URL: prepared.env.DATABASE_URL! };
+  const cachedEnv: Record<string, string> = compared && prepared.env.DATA_DIR ? { DATA_DIR: copy("cached") } : prepared.env;
   const gateway = await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0" });
-  const cached = await startGateway({ ...cachedEnv, RESPONSE_CACHE_MS: "600000" });
+  const cached = compared ? await startGateway({ ...cachedEnv, RESPONSE_CACHE_MS: "600000" }) : undefined;
   // On PostgreSQL, the same with two worker processes (src/cluster.ts), cache off.
-  const workers = kind === "postgres" ? await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0", WEB_CONCURRENCY: "2" }) : undefined;
+  const workers =
+    compared && kind === "postgres" ? await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0", WEB_CONCURRENCY: "2" }) : undefined;
   let baseline: Measured | undefined;
   try {
     // The gateway's answers: checked, and kept for the static handler.
@@ -188,14 +202,16 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
     const bodiesFile = join(work, `bodies-${kind}-${dataset}.json`);
     writeFileSync(bodiesFile, JSON.stringify(bodies));
     const [barePort, staticPort] = await freePorts(2);
-    baseline = await startNode(
-      "bench/http/baseline.ts",
-      { ...bareEnv, BARE_PORT: String(barePort), STATIC_PORT: String(staticPort), BENCH_BODIES: bodiesFile },
-      (out) => out.includes("ready"),
-    );
+    baseline = compared
+      ? await startNode(
+          "bench/http/baseline.ts",
+          { ...bareEnv, BARE_PORT: String(barePort), STATIC_PORT: String(staticPort), BENCH_BODIES: bodiesFile },
+          (out) => out.includes("ready"),
+        )
+      : undefined;
     const bases: Record<Target, string> = {
       gateway: gateway.base,
-      cached: cached.base,
+      cached: cached?.base ?? "",
       workers: workers?.base ?? "",
       bare: `http://127.0.0.1:${barePort}`,
       static: `http://127.0.0.1:${staticPort}`,
@@ -213,32 +229,33 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
         // The physical limit hardly depends on the connection count: it is measured at the middle one.
         const middle = connections === (c.connections ?? CONNECTIONS)[Math.min(1, (c.connections ?? CONNECTIONS).length - 1)];
         const most = connections === Math.max(...(c.connections ?? CONNECTIONS));
-        const targets = [
-          "gateway",
-          ...(c.bare ? ["bare"] : []),
-          ...(middle ? ["cached", "static"] : []),
-          ...(most && workers ? ["workers"] : []),
-        ];
+        const targets = c.growth
+          ? ["gateway"]
+          : ["gateway", ...(c.bare ? ["bare"] : []), ...(middle ? ["cached", "static"] : []), ...(most && workers ? ["workers"] : [])];
         for (const target of targets as Target[]) runs.push({ c, target, connections });
       }
     }
+    // The warm-up (round 0): one second per case and server, at the case's highest connection count.
+    const warmUp = runs.filter(
+      (run) => !runs.some((other) => other.c === run.c && other.target === run.target && other.connections > run.connections),
+    );
     const rounds = new Map<string, (Round & { cpuMsPerRequest: number; peakMiB: number })[]>();
-    const total = runs.length * (ROUNDS + 1);
+    const total = warmUp.length + runs.length * ROUNDS;
     report.progress.phase(`${kind}/${dataset}: load`, { total, unit: "steps" });
     let done = 0;
     for (let round = 0; round <= ROUNDS; round++) {
-      for (const { c, target, connections } of runs) {
+      for (const { c, target, connections } of round === 0 ? warmUp : runs) {
         const pids: Record<Target, number> = {
           gateway: gateway.server.pid,
-          cached: cached.server.pid,
+          cached: cached?.server.pid ?? 0,
           workers: workers?.server.pid ?? 0,
-          bare: baseline.pid,
-          static: baseline.pid,
+          bare: baseline?.pid ?? 0,
+          static: baseline?.pid ?? 0,
         };
         const pid = pids[target];
         resetPeak(pid);
         const cpu = cpuMs(pid);
-        // Round 0 is the warm-up: a second at the same concurrency, not kept.
+        // Round 0 is the warm-up: not kept.
         const figures = await wrk(loadOf(bases[target], c, prepared.key), connections, round === 0 ? 1 : SECONDS);
         const used = cpuMs(pid) - cpu;
         // wrk stops with requests still queued (64 of them, on PGlite behind one connection): one
@@ -269,18 +286,32 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
   } finally {
     await baseline?.stop();
     await gateway.server.stop();
-    await cached.server.stop();
+    await cached?.server.stop();
     await workers?.server.stop();
     if (bareEnv.BENCH_DATA_DIR) rmSync(bareEnv.BENCH_DATA_DIR, { recursive: true, force: true });
-    if (prepared.env.DATA_DIR) rmSync(cachedEnv.DATA_DIR!, { recursive: true, force: true });
+    if (cachedEnv.DATA_DIR !== prepared.env.DATA_DIR) rmSync(cachedEnv.DATA_DIR!, { recursive: true, force: true });
   }
 }
 
 const results: Result[] = [];
+const databases = new Map<"postgres" | "pglite", Map<DatasetName, Prepared>>();
 try {
+  report.progress.phase("building the gateway");
+  const built = spawnSync(process.execPath, ["scripts/build.mjs"], { stdio: ["ignore", "ignore", "inherit"] });
+  if (built.status !== 0) throw new Error("npm run build failed");
   report.say(table([], { header: true }));
-  for (const kind of KINDS) await benchDatabase(kind, results);
+  // Both kinds fill at once (PostgreSQL's work runs in its server, PGlite's in this process); nothing is measured yet.
+  const filled = await Promise.allSettled(
+    KINDS.map(async (kind) => {
+      const all = new Map<DatasetName, Prepared>();
+      databases.set(kind, all);
+      for (const dataset of DATASETS_OF[kind]) all.set(dataset, await prepare(kind, dataset));
+    }),
+  );
+  for (const outcome of filled) if (outcome.status === "rejected") throw outcome.reason;
+  for (const kind of KINDS) await benchDatabase(kind, databases.get(kind)!, results);
 } finally {
+  for (const all of databases.values()) for (const prepared of all.values()) await prepared.drop();
   rmSync(work, { recursive: true, force: true });
 }
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? "CPU"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.versions.node}, ${SECONDS} s × ${ROUNDS} rounds, wrk over loopback`;

@@ -15,9 +15,12 @@ export interface Measured {
   stop(): Promise<void>;
 }
 
-/** Starts `node --import tsx <script>` with `env`, and resolves when `ready(output)` holds. */
+/**
+ * Starts `node <script>` with `env` (through tsx when the script is TypeScript),
+ * and resolves when `ready(output)` holds.
+ */
 export async function startNode(script: string, env: Record<string, string>, ready: (output: string) => boolean): Promise<Measured> {
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+  const child = spawn(process.execPath, [...(script.endsWith(".ts") ? ["--import", "tsx"] : []), script], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

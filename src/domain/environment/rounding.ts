@@ -24,15 +24,52 @@ function checkDecimals(decimals: number): void {
   }
 }
 
-/** Applies `op` to |x| shifted by `decimals` places, restores sign and scale; never returns -0. */
-function applyAtDecimals(x: number, decimals: number, op: (v: number) => number): number {
+/**
+ * Where the fast path may be wrong: |x|·10^d computed by multiplication is
+ * within about 1e-8 of the exact decimal shift while it is below 1e6, so only
+ * a product within 1e-6 of a point where the result changes (a half for
+ * rounding, an integer for truncation) needs the exact path.
+ */
+const FAST_BELOW = 1e6;
+const NEAR = 1e-6;
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
+
+/** `op` of a value that lies at least {@link NEAR} away from every `boundary` + integer. */
+const clearOf = (v: number, boundary: number) => {
+  const d = Math.abs(v - Math.floor(v) - boundary);
+  return Math.min(d, 1 - d) > NEAR;
+};
+
+/**
+ * Applies `op` to |x| shifted by `decimals` places, restores sign and scale;
+ * never returns -0. `boundary` is where `op`'s result changes within each
+ * unit (0.5 for rounding, 0 for truncation). Most values are shifted by
+ * multiplying, which gives the same result there; the few near a boundary,
+ * or large, go through the decimal text ({@link shiftDecimal}), and all of
+ * them do without `fast`.
+ */
+function applyAtDecimals(x: number, decimals: number, op: (v: number) => number, boundary: number, fast = true): number {
   checkDecimals(decimals);
   if (!Number.isFinite(x)) return x;
   const sign = x < 0 ? -1 : 1;
-  const scaledInt = op(shiftDecimal(Math.abs(x), decimals));
-  const result = sign * shiftDecimal(scaledInt, -decimals);
+  const abs = Math.abs(x);
+  const scale = POW10[decimals]!;
+  const scaled = abs * scale;
+  // n / 10^d and the text `ne-d` are both the double nearest to n·10^-d: the same number.
+  const result =
+    fast && scaled < FAST_BELOW && clearOf(scaled, boundary)
+      ? (sign * op(scaled)) / scale
+      : sign * shiftDecimal(op(shiftDecimal(abs, decimals)), -decimals);
   return result === 0 ? 0 : result;
 }
+
+const halfUp = (v: number) => Math.floor(v + 0.5);
+
+/** {@link roundHalfAwayFromZero} through the decimal text alone: the reference its fast path is tested against. */
+export const roundHalfAwayFromZeroExactly = (x: number, decimals: number): number => applyAtDecimals(x, decimals, halfUp, 0.5, false);
+
+/** {@link truncateDecimals} through the decimal text alone: the reference its fast path is tested against. */
+export const truncateDecimalsExactly = (x: number, decimals: number): number => applyAtDecimals(x, decimals, Math.floor, 0, false);
 
 /**
  * Rounds half away from zero to `decimals` places: 0.05 → 0.1, -0.05 → -0.1,
@@ -41,7 +78,7 @@ function applyAtDecimals(x: number, decimals: number, op: (v: number) => number)
  * @throws RangeError if `decimals` is not an integer from 0 to 15.
  */
 export function roundHalfAwayFromZero(x: number, decimals: number): number {
-  return applyAtDecimals(x, decimals, (v) => Math.floor(v + 0.5));
+  return applyAtDecimals(x, decimals, halfUp, 0.5);
 }
 
 /**
@@ -50,7 +87,7 @@ export function roundHalfAwayFromZero(x: number, decimals: number): number {
  * @throws RangeError if `decimals` is not an integer from 0 to 15.
  */
 export function truncateDecimals(x: number, decimals: number): number {
-  return applyAtDecimals(x, decimals, Math.floor);
+  return applyAtDecimals(x, decimals, Math.floor, 0);
 }
 
 /** Rounds to one decimal, half away from zero (docs/contract.md §5: everything but AQI). */

@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { round1, roundHalfAwayFromZero, roundInt, truncateDecimals } from "../../../src/domain/environment/index.js";
+import { roundHalfAwayFromZeroExactly, truncateDecimalsExactly } from "../../../src/domain/environment/rounding.js";
 
 describe("round1", () => {
   it("rounds halves away from zero despite binary fractions", () => {
@@ -60,5 +62,31 @@ describe("roundHalfAwayFromZero and truncateDecimals", () => {
   it("reject bad decimal counts", () => {
     expect(() => roundHalfAwayFromZero(1, -1)).toThrow(RangeError);
     expect(() => truncateDecimals(1, 0.5)).toThrow(RangeError);
+  });
+});
+
+describe("the fast path (multiplying)", () => {
+  // Decimal-looking values (what sensors and averages give), values a hair off a half or an integer, and any double.
+  const decimal = fc
+    .tuple(fc.integer({ min: -2_000_000_000, max: 2_000_000_000 }), fc.integer({ min: 0, max: 6 }))
+    .map(([n, places]) => n / 10 ** places);
+  const nearBoundary = fc
+    .tuple(fc.integer({ min: -1_000_000, max: 1_000_000 }), fc.constantFrom(0, 0.5), fc.integer({ min: -40, max: 40 }))
+    .map(([n, at, ulps]) => (n + at) / 10 + ulps * Number.EPSILON * Math.max(1, Math.abs(n)));
+  const value = fc.oneof(decimal, nearBoundary, fc.double({ min: -1e9, max: 1e9, noNaN: true }));
+  const decimals = fc.integer({ min: 0, max: 3 });
+
+  it("rounds every value as the decimal text does", () => {
+    fc.assert(
+      fc.property(value, decimals, (x, d) => Object.is(roundHalfAwayFromZero(x, d), roundHalfAwayFromZeroExactly(x, d))),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it("truncates every value as the decimal text does", () => {
+    fc.assert(
+      fc.property(value, decimals, (x, d) => Object.is(truncateDecimals(x, d), truncateDecimalsExactly(x, d))),
+      { numRuns: 20_000 },
+    );
   });
 });

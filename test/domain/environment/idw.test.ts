@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { idw, type IdwResult } from "../../../src/domain/environment/index.js";
+import type { IdwSample } from "../../../src/domain/environment/idw.js";
 
 const s = (stationId: string, distanceM: number, value: number | null | undefined) => ({ stationId, distanceM, value });
 const plain = (r: IdwResult) => r.used.map(({ stationId, distanceM, weight }) => ({ stationId, distanceM, weight }));
@@ -73,5 +75,32 @@ describe("idw", () => {
     expect(() => idw([], { k: 1.5 })).toThrow(RangeError);
     expect(() => idw([s("A", -1, 1)])).toThrow(RangeError);
     expect(() => idw([s("A", Number.NaN, 1)])).toThrow(RangeError);
+  });
+});
+
+describe("idw's choice of stations", () => {
+  /** The rule, written as a sort: by distance, then station id; the first k with a value. */
+  const byRule = (samples: IdwSample[], k: number) =>
+    samples
+      .filter((s) => s.value != null && !Number.isNaN(s.value))
+      .sort((a, b) => a.distanceM - b.distanceM || (a.stationId < b.stationId ? -1 : a.stationId > b.stationId ? 1 : 0))
+      .slice(0, k);
+
+  it("is the k nearest with a value, ties by station id, whatever the input order", () => {
+    // Few distinct distances and ids, so that ties and duplicates are common.
+    const sample = fc.record({
+      stationId: fc.constantFrom("a", "b", "c", "d", "e", "f"),
+      distanceM: fc.constantFrom(1, 2, 3, 5, 8, 1000, 2.5),
+      value: fc.oneof(fc.constant(null), fc.constant(Number.NaN), fc.integer({ min: -50, max: 500 })),
+    });
+    fc.assert(
+      fc.property(fc.array(sample, { maxLength: 40 }), fc.integer({ min: 1, max: 5 }), (samples, k) => {
+        const chosen = idw(samples, { k }).used.map((u) => u.sample);
+        const expected = byRule(samples, k);
+        // Under 1 m one station takes it all; no distance here is, so every chosen one is used.
+        return chosen.length === expected.length && chosen.every((s, i) => s === expected[i]);
+      }),
+      { numRuns: 5_000 },
+    );
   });
 });

@@ -3,6 +3,11 @@
  * request is answered on its own, so any gateway process can take it). Its
  * tools answer through the same RestApi as `/api/v1`, in-process, with the
  * request's context. Keys and limits are checked before (useApiKeys).
+ *
+ * A server with its 11 tools costs 0.8 ms of CPU to build, about a quarter of
+ * a tool call, and answers one request at a time; so servers are built once
+ * and kept between requests, each bound to the request it serves for as long
+ * as it serves it.
  */
 import { requestIdOf } from "../plugins/access-log.js";
 import { jsonAnswer } from "../refusal.js";
@@ -13,7 +18,7 @@ import type { Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
 import type { RestApi } from "../../rest/api.js";
 import type { Context } from "../context.js";
-import { registerTools } from "./tools.js";
+import { type RouteCaller, registerTools } from "./tools.js";
 
 export interface McpOptions {
   /** The v1 operations the tools mirror. */
@@ -65,32 +70,52 @@ export function useMcpOrigins(options: McpOriginOptions = {}): Plugin {
   };
 }
 
+/** Servers kept for the next requests, at most; more are built when more requests are in flight. */
+const IDLE_SERVERS = 32;
+
+const INSTRUCTIONS =
+  "Public data of an online learning platform: universities, public courses, course statistics, papers, conferences, school environment (air quality and weather) and public hub Packs. Each tool mirrors one GET of the v1 REST API and returns its JSON body.";
+
+/** A server with every tool registered, and the calls of the request it is serving (none between requests). */
+interface Served {
+  server: McpServer;
+  call: RouteCaller | undefined;
+}
+
 export function useMcp(options: McpOptions): Plugin {
   const info = options.info ?? { name: "public-data-api", version: "1.0.0" };
+  const idle: Served[] = [];
+  const build = (): Served => {
+    const served: Served = { server: new McpServer(info, { instructions: INSTRUCTIONS }), call: undefined };
+    registerTools(served.server, options.api.routes, (route, args) => {
+      if (!served.call) throw new Error("MCP tool called outside a request");
+      return served.call(route, args);
+    });
+    return served;
+  };
   return {
     async onRequest({ request, url, endResponse }) {
       if (url.pathname !== "/mcp") return;
-      // Refuse what the SDK would answer badly before building a server for it.
+      // Refuse what the SDK would answer badly before a server takes it.
       const screened = request.method === "POST" ? await screen(request) : { ok: true as const, body: undefined };
       if (!screened.ok) return endResponse(screened.response);
       const context = await options.context(request);
-      const server = new McpServer(info, {
-        instructions:
-          "Public data of an online learning platform: universities, public courses, course statistics, papers, conferences, school environment (air quality and weather) and public hub Packs. Each tool mirrors one GET of the v1 REST API and returns its JSON body.",
-      });
-      registerTools(server, options.api.routes, (route, args) =>
+      const served = idle.pop() ?? build();
+      served.call = (route, args) =>
         options.api.answer(route, args, context, (error) =>
           options.log?.error({ err: error, tool: route.tool, requestId: requestIdOf(request) }, "MCP tool failed"),
-        ),
-      );
+        );
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      await server.connect(transport);
       try {
+        await served.server.connect(transport);
         endResponse(
           await inFull(await transport.handleRequest(request, screened.body === undefined ? undefined : { parsedBody: screened.body })),
         );
       } finally {
-        void server.close();
+        served.call = undefined;
+        // Closed (its transport let go) before another request may take it.
+        await served.server.close().catch(() => undefined);
+        if (idle.length < IDLE_SERVERS) idle.push(served);
       }
     },
   };

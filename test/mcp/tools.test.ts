@@ -97,6 +97,18 @@ describe("MCP tools", () => {
     expect(result.structuredContent).toEqual(twin.body);
   });
 
+  it("answers calls in flight at once each with its own arguments (servers are kept between requests)", async () => {
+    // Every call and failure, three times over, all at once, then again: servers are taken, freed and taken again.
+    const calls = [...CALLS, ...FAILURES, ...CALLS, ...FAILURES, ...CALLS, ...FAILURES];
+    for (let round = 0; round < 2; round++) {
+      const [answers, twins] = await Promise.all([
+        Promise.all(calls.map(({ tool, args }) => client.callTool({ name: tool, arguments: args }))),
+        Promise.all(calls.map(({ path }) => rest(path))),
+      ]);
+      answers.forEach((answer, i) => expect(answer.structuredContent, calls[i]!.path).toEqual(twins[i]!.body));
+    }
+  });
+
   it("no tool answer carries a guarded value", async () => {
     const answers = await Promise.all([...CALLS, ...FAILURES].map(({ tool, args }) => client.callTool({ name: tool, arguments: args })));
     const text = JSON.stringify(answers);

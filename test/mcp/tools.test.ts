@@ -105,7 +105,7 @@ describe("MCP tools", () => {
         Promise.all(calls.map(({ tool, args }) => client.callTool({ name: tool, arguments: args }))),
         Promise.all(calls.map(({ path }) => rest(path))),
       ]);
-      answers.forEach((answer, i) => expect(answer.structuredContent, calls[i]!.path).toEqual(twins[i]!.body));
+      for (const [i, answer] of answers.entries()) expect(answer.structuredContent, calls[i]!.path).toEqual(twins[i]!.body);
     }
   });
 

@@ -300,7 +300,7 @@ try {
   const built = spawnSync(process.execPath, ["scripts/build.mjs"], { stdio: ["ignore", "ignore", "inherit"] });
   if (built.status !== 0) throw new Error("npm run build failed");
   report.say(table([], { header: true }));
-  // Both kinds fill at once (PostgreSQL's work runs in its server, PGlite's in this process); nothing is measured yet.
+  // Both kinds fill at once (PostgreSQL's work runs in its server, PGlite's in a child process); nothing is measured yet.
   const filled = await Promise.allSettled(
     KINDS.map(async (kind) => {
       const all = new Map<DatasetName, Prepared>();

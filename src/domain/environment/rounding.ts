@@ -34,7 +34,7 @@ const FAST_BELOW = 1e6;
 const NEAR = 1e-6;
 const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
 
-/** `op` of a value that lies at least {@link NEAR} away from every `boundary` + integer. */
+/** Whether `v` lies more than {@link NEAR} away from every `boundary` + integer. */
 const clearOf = (v: number, boundary: number) => {
   const d = Math.abs(v - Math.floor(v) - boundary);
   return Math.min(d, 1 - d) > NEAR;

@@ -13,6 +13,7 @@ import { type Body, envelope, failure } from "./envelope.js";
 import { loadOperations } from "./operations.js";
 import { type RawArgs, readParams } from "./params.js";
 import { ROUTES, type Route } from "./routes.js";
+import { type DerivedSchemas, deriveSchemas } from "./schemas.js";
 import { asOneRequest } from "../src/db/client.js";
 import type { AnswerCache } from "../src/cache/answers.js";
 
@@ -39,6 +40,8 @@ export interface RestApiOptions {
    * executes with graphql-js (tests compare the two).
    */
   compile?: boolean;
+  /** Where the operation documents are read from; graphql/operations by default. */
+  operationsDir?: string;
 }
 
 /** Runs one fixed operation with its variables and a request's context. */
@@ -88,6 +91,8 @@ export class RestApi {
   private readonly runners = new Map<string, Runner>();
   private readonly timeoutMs: number;
   private readonly cache: AnswerCache | undefined;
+  /** The JSON Schemas of the answers, derived from the same operation documents. */
+  readonly schemas: DerivedSchemas;
 
   constructor(schema: GraphQLSchema, options: RestApiOptions = {}) {
     const routes = options.routes ?? ROUTES;
@@ -95,7 +100,8 @@ export class RestApi {
     this.timeoutMs = options.timeoutMs ?? 5_000;
     this.cache = options.cache;
     this.compiled = routes.map(compile);
-    const operations = loadOperations(schema);
+    const operations = loadOperations(schema, options.operationsDir);
+    this.schemas = deriveSchemas(schema, operations, routes);
     for (const route of routes) {
       const document = operations.get(route.operation);
       if (!document) throw new Error(`route ${route.path} names a missing operation ${route.operation}`);

@@ -2,236 +2,34 @@
  * The OpenAPI 3.1 description of the v1 REST contract (docs/contract.md §1–§5).
  *
  * Paths, path parameters and query parameters come from the route table
- * (rest/routes.ts) and the parameter rules (rest/params.ts), so a new row
- * there appears here without more work; the resource schemas are written by
- * hand from docs/contract.md, strictly: every field is required (a field
- * with no value is `null`, never left out) and nothing else may appear.
+ * (rest/routes.ts) and the parameter rules (rest/params.ts), and the answers'
+ * schemas from the operation documents (rest/schemas.ts), so a new row or a
+ * new field appears here without more work. What is written here is the
+ * service's own: the envelopes of failures, the root, the health checks,
+ * headers and responses.
  *
  * The document is committed as rest/openapi.json (`npm run openapi:print`),
  * which `GET /openapi.json` serves; test/rest checks that every response of
  * the REST tests matches it.
  */
 import { UNAVAILABLE_MESSAGE } from "../src/db/availability.js";
-import { DAY_BOUNDARY } from "../src/domain/environment/index.js";
-import { AssetType, ConferenceRelationship, EducationLevel, StationKind, StationSource } from "../src/generated/prisma/enums.js";
-import { INT32_MAX, MAX_TEXT_LENGTH } from "../src/input-limits.js";
+import { schema } from "../src/schema/index.js";
 import { committedExamples, type Example } from "./example-file.js";
-import { type Route, ROUTES } from "./routes.js";
+import { loadOperations, OPERATIONS_DIR } from "./operations.js";
+import { pathParamSchema } from "./params.js";
+import { PATH_PARAM_DESCRIPTIONS, type Route, ROUTES } from "./routes.js";
+import { type BodySchema, deriveSchemas, FAILURE_SCHEMA, type Json } from "./schemas.js";
 
 export { OPENAPI_FILE } from "./plugin.js";
 
-type Json = Record<string, unknown>;
-
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (type: string, extra: Json = {}): Json => ({ type: [type, "null"], ...extra });
 const text = (description: string, extra: Json = {}): Json => ({ type: "string", description, ...extra });
-const nullableText = (description: string, extra: Json = {}): Json => nullable("string", { description, ...extra });
 const count = (description: string, minimum = 0): Json => ({ type: "integer", minimum, description });
-const nullableEnum = (values: readonly string[], description: string): Json => ({
-  type: ["string", "null"],
-  enum: [...values, null],
-  description,
-});
 
 /** A strict object: every property required, no other property allowed. */
 function object(description: string, properties: Record<string, Json>): Json {
   return { type: "object", description, additionalProperties: false, required: Object.keys(properties), properties };
 }
-
-const ASSET_TYPES = Object.values(AssetType);
-const EDUCATION_LEVELS = Object.values(EducationLevel);
-const RELATIONSHIPS = Object.values(ConferenceRelationship);
-const AQI_STATUSES = ["Good", "Moderate", "Unhealthy for Sensitive Groups", "Unhealthy", "Very Unhealthy", "Hazardous"] as const;
-const SOURCE_IDS = Object.values(StationSource);
-const STATION_KINDS = Object.values(StationKind);
-const SEMESTER_PATTERN = "^\\d{3}-[1-9]$";
-const SEMVER_PATTERN = "^\\d+\\.\\d+\\.\\d+(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$";
-
-const COURSE_FIELDS: Record<string, Json> = {
-  id: count("Numeric course id.", 1),
-  class_name: nullableText("Class name."),
-  course_number: nullableText("Course number in the school's catalogue."),
-  course_class: nullableText("Class (section) code."),
-  course_name_chinese: nullableText("Title in Chinese."),
-  course_name_english: nullableText("Title in English."),
-  instructor: nullableText("Instructor's name."),
-  instructor_english: nullableText("Instructor's name in English."),
-  department: nullableText("Offering department."),
-  department_english: nullableText("Offering department in English."),
-  school: text("The offering school's Chinese name (its university's `name_zh`)."),
-  semester: text("Semester as `<year>-<term>`, like `113-1`.", { pattern: SEMESTER_PATTERN }),
-  start_date: nullable("string", { format: "date", description: "First day of the course, `YYYY-MM-DD`." }),
-  end_date: nullable("string", { format: "date", description: "Last day of the course, `YYYY-MM-DD`." }),
-};
-
-const PACK_FIELDS: Record<string, Json> = {
-  id: text("The Pack's id (a string).", { minLength: 1 }),
-  name: text("Name."),
-  summary: nullableText("One-paragraph summary."),
-  asset_type: { type: "string", enum: [...ASSET_TYPES], description: "What the Pack contains." },
-  latest_version: nullableText("Highest passed version in semantic-version order (`1.10.0` above `1.9.0`); null when none passed.", {
-    pattern: SEMVER_PATTERN,
-  }),
-  subject: nullableText("Teaching Card: subject."),
-  education_level: nullableEnum(EDUCATION_LEVELS, "Teaching Card: education level."),
-  bloom_levels: { type: "array", items: { type: "string" }, description: "Teaching Card: Bloom's taxonomy levels." },
-  difficulty: nullableText("Teaching Card: difficulty."),
-  star_count: count("Community statistics: stars."),
-  install_count: count("Community statistics: installs."),
-  owner_name: nullableText("The publisher's display name."),
-};
-
-const SCHOOL_FIELDS: Record<string, Json> = {
-  id: count("Numeric school identifier.", 1),
-  code: text("School code, such as `NTU`."),
-  name_zh: text("Chinese name."),
-  short_name: nullableText("Short name."),
-  region: nullableText("Region label, usually a city."),
-  timezone: text("IANA time zone of the school; daily figures are counted in it."),
-};
-
-const dataSources: Json = {
-  type: "array",
-  description: "The sources whose stations were actually used (had weight) in this response.",
-  items: ref("DataSource"),
-};
-const dayBoundary: Json = { type: "string", const: DAY_BOUNDARY, description: `Always the text \`${DAY_BOUNDARY}\`.` };
-
-/** The resource schemas of the seed and docs/contract.md §2–§5. */
-function resourceSchemas(): Record<string, Json> {
-  return {
-    University: object("A university (operation 1).", {
-      id: count("Numeric school identifier.", 1),
-      code: text("School code; matched case-insensitively where used as a filter or `school_ref`."),
-      name_zh: text("Chinese name."),
-      name_en: nullableText("English name."),
-      short_name: nullableText("Short name."),
-      region: nullableText("Region label."),
-    }),
-    Course: object("A public course (operation 2 items). Join codes never appear.", COURSE_FIELDS),
-    CourseDetail: object("A public course with its details (operation 3).", {
-      ...COURSE_FIELDS,
-      teaching_goal: nullableText("Learning objectives."),
-      teaching_goal_english: nullableText("Learning objectives, English."),
-      teaching_content: nullableText("Content outline."),
-      teaching_content_english: nullableText("Content outline, English."),
-      class_memo: nullableText("Course notes."),
-    }),
-    CourseStat: object("Counts of public courses in one group (operation 4). Pure aggregates.", {
-      key: text("The group: a semester (`113-1`), a year (`113`) or a school code, depending on `group_by`."),
-      course_count: count("Number of public courses in the group.", 1),
-      instructor_count: count("Number of distinct instructors in the group."),
-    }),
-    Paper: object("An academic paper of the platform's team (operation 5).", {
-      slug: text("Stable identifier."),
-      title: text("Title."),
-      title_zh: nullableText("Chinese title."),
-      authors: nullableText("Authors, joined with `, `; null when none are listed."),
-      conference: nullableText("Slug of the conference it appeared at."),
-      year: count("Year of publication.", 1),
-      doi: nullableText("DOI."),
-      category: nullableText("Category."),
-      platform_feature: nullableText("The platform feature the paper relates to."),
-      award: nullableText("Award received."),
-    }),
-    Conference: object("A conference, with the team's relationship to it (operation 6).", {
-      slug: text("Stable identifier."),
-      name: text("Full name."),
-      name_short: nullableText("Short name."),
-      year: count("Year it takes place.", 1),
-      dates: nullableText("Dates, as published."),
-      location: nullableText("Location."),
-      website: nullableText("Website."),
-      organizer: nullableText("Organizer."),
-      indexing: nullableText("Where its proceedings are indexed."),
-      relationship: {
-        type: "string",
-        enum: [...RELATIONSHIPS],
-        description:
-          "`participated`: the team published a paper, gave an invited talk or won a competition award there; " +
-          "`watching`: followed, with plans to submit, no participation yet.",
-      },
-      paper_count: count("Number of the team's papers whose `conference` is this conference's `slug`."),
-    }),
-    Pack: object("A public, safety-checked hub Pack (operation 10 items): every Pack field but `readme_md`. No content body.", PACK_FIELDS),
-    PackVersion: object("A version of a Pack that passed the safety check.", {
-      version: text("Semantic version.", { pattern: SEMVER_PATTERN }),
-      published_at: text("When it was published (UTC, ISO 8601 with `Z`).", { format: "date-time" }),
-      changelog: nullableText("What changed."),
-    }),
-    PackDetail: object("One public, safety-checked Pack (operation 11). No content body.", {
-      ...PACK_FIELDS,
-      readme_md: nullableText("README in Markdown."),
-      versions: { type: "array", items: ref("PackVersion"), description: "The passed versions only, newest first." },
-    }),
-    School: object("School identifier fields of environment responses.", SCHOOL_FIELDS),
-    Realtime: object("Real-time air quality at the school (last 3 hours of each air station, IDW of the three nearest).", {
-      aqi: nullable("integer", {
-        description: "AQI under the school's country standard (TW: MOENV, US: EPA); not comparable across countries.",
-      }),
-      aqi_status: nullableEnum(AQI_STATUSES, "Category of `aqi` under the school's country standard."),
-      pm25_ugm3: nullable("number", { description: "PM2.5 in µg/m³, one decimal." }),
-      observed_at_utc: nullable("string", { format: "date-time", description: "Newest instant among the values used (UTC, with `Z`)." }),
-    }),
-    Daily: object("Daily summary of one school-local date (00:00 to 24:00 in the school's time zone).", {
-      date_local: text("The calendar date in the school's local time zone.", { format: "date" }),
-      date_taipei: text("Same value as `date_local`; a historical alias kept for compatibility.", { format: "date" }),
-      temp_c_avg: nullable("number", { description: "Mean temperature, °C." }),
-      temp_c_min: nullable("number", { description: "Minimum temperature, °C." }),
-      temp_c_max: nullable("number", { description: "Maximum temperature, °C." }),
-      rh_avg: nullable("number", { description: "Mean relative humidity, %." }),
-      precip_total_mm: nullable("number", { description: "Rainfall total, mm." }),
-      pm25_avg: nullable("number", { description: "Mean PM2.5, µg/m³." }),
-      pm10_avg: nullable("number", { description: "Mean PM10, µg/m³." }),
-      aqi_avg: nullable("integer", { description: "Mean AQI." }),
-    }),
-    DataSource: object("A public observation network whose stations were used.", {
-      id: { type: "string", enum: [...SOURCE_IDS], description: "Source id." },
-      name: text("Official name of the source."),
-      kind: { type: "string", enum: [...STATION_KINDS], description: "What its stations measure." },
-      station_ids: { type: "array", items: { type: "string" }, description: "Ids of its stations that had weight." },
-    }),
-    Snapshot: object("Latest environment snapshot of one school (operation 7 `data`, operation 9 items).", {
-      school: ref("School"),
-      realtime: ref("Realtime"),
-      daily: { ...ref("Daily"), description: "The school's current local date so far; values null before any observation." },
-      day_boundary: dayBoundary,
-      data_sources: dataSources,
-    }),
-    History: object("Daily environment data of one school (operation 8 `data`).", {
-      school: ref("School"),
-      days: count("Days looked back (the `days` parameter).", 1),
-      day_boundary: dayBoundary,
-      data_sources: dataSources,
-      daily: {
-        type: "array",
-        items: ref("Daily"),
-        description: "The local dates of the window ending today, ascending; dates with no data at all are left out.",
-      },
-    }),
-  };
-}
-
-/** Which resource each route returns, by path (docs/contract.md §2). */
-const RESOURCES: Record<string, string> = {
-  "/api/v1/universities": "University",
-  "/api/v1/courses": "Course",
-  "/api/v1/courses/{course_id}": "CourseDetail",
-  "/api/v1/course_stats": "CourseStat",
-  "/api/v1/papers": "Paper",
-  "/api/v1/conferences": "Conference",
-  "/api/v1/environment/schools/{school_ref}": "Snapshot",
-  "/api/v1/environment/schools/{school_ref}/history": "History",
-  "/api/v1/environment/snapshot": "Snapshot",
-  "/api/v1/hub/packs": "Pack",
-  "/api/v1/hub/packs/{pack_id}": "PackDetail",
-};
-
-const PATH_PARAMS: Record<string, string> = {
-  course_id: "Numeric course id. An id that is not an integer, or not of a public course, is not found (404).",
-  school_ref: "Numeric school id, or school code (case-insensitive).",
-  pack_id: "The Pack's id. A Pack that is not public and safety-checked is not found (404).",
-};
 
 const TAGS: Record<string, { name: string; description: string }> = {
   universities: { name: "Schools", description: "Universities on the platform." },
@@ -254,49 +52,18 @@ function tagOf(path: string): string {
   return TAGS[segment]?.name ?? segment;
 }
 
-function envelopeSchema(route: Route, resource: string): { name: string; schema: Json } {
-  const success = { type: "boolean", const: true };
-  const total = count("Number of matching rows before any `limit` or paging.");
-  switch (route.envelope) {
-    case "object":
-      return {
-        name: `${resource}Response`,
-        schema: object(`Single object envelope of ${resource}.`, { success, data: ref(resource) }),
-      };
-    case "list":
-      return {
-        name: `${resource}List`,
-        schema: object(`List envelope of ${resource}.`, { success, items: { type: "array", items: ref(resource) }, total }),
-      };
-    case "paged":
-      return {
-        name: `${resource}Page`,
-        schema: object(`Paged list envelope of ${resource}; a page past the end has no items and the true total.`, {
-          success,
-          items: { type: "array", items: ref(resource) },
-          page: count("The page number, from 1.", 1),
-          page_size: count("Items per page.", 1),
-          total,
-        }),
-      };
-  }
-}
-
 const RATE_LIMIT_HEADERS = ["RateLimit-Policy", "RateLimit", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"];
 const rateLimitHeaders = () => Object.fromEntries(RATE_LIMIT_HEADERS.map((h) => [h, { $ref: `#/components/headers/${h}` }]));
 const json = (schema: Json) => ({ "application/json": { schema } });
 const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
-function operation(route: Route, resource: string, envelopeName: string, examples: Record<string, Example>): Json {
+function operation(route: Route, body: BodySchema, examples: Record<string, Example>): Json {
   const pathParams = Object.entries(route.pathParams).map(([name, kind]) => ({
     name,
     in: "path",
     required: true,
-    description: PATH_PARAMS[name] ?? `The ${name}.`,
-    schema:
-      kind === "integer"
-        ? { type: "integer", minimum: 0, maximum: INT32_MAX }
-        : { type: "string", minLength: 1, maxLength: MAX_TEXT_LENGTH },
+    description: PATH_PARAM_DESCRIPTIONS[name] ?? `The ${name}.`,
+    schema: pathParamSchema(kind),
   }));
   const queryParams = Object.entries(route.query).map(([name, rule]) => ({
     name,
@@ -308,11 +75,11 @@ function operation(route: Route, resource: string, envelopeName: string, example
   const example = examples[route.operation];
   const responses: Json = {
     "200": {
-      description: `The ${resource} ${route.envelope === "object" ? "object" : route.envelope === "paged" ? "page" : "list"}.`,
+      description: `The ${body.resource} ${route.envelope === "object" ? "object" : route.envelope === "paged" ? "page" : "list"}.`,
       headers: rateLimitHeaders(),
       content: {
         "application/json": {
-          schema: ref(envelopeName),
+          schema: ref(body.name),
           ...(example
             ? { examples: { demo: { summary: `GET ${example.request} on the demo data (lists cut to two items)`, value: example.body } } }
             : {}),
@@ -367,6 +134,14 @@ const HEALTH_METHOD_NOT_ALLOWED: Json = {
   }),
 };
 
+/** The derived schemas, sorted by name, then the service's own; a derived name may not take one of these. */
+function withoutClash(derived: Record<string, Json>, own: Record<string, Json>): Record<string, Json> {
+  const clash = Object.keys(derived).find((name) => name in own);
+  if (clash) throw new Error(`a fragment or envelope is named ${clash}, a schema of the service's own; rename the fragment`);
+  const sorted = Object.keys(derived).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { ...Object.fromEntries(sorted.map((name) => [name, derived[name]!])), ...own };
+}
+
 /**
  * Where the API is: `npm start`'s default address. The gateway serves the
  * document with its own address instead (rest/plugin.ts).
@@ -376,20 +151,22 @@ export const DEFAULT_SERVER = {
   description: "A gateway started with npm start on its default HOST and PORT.",
 };
 
-/** The OpenAPI 3.1 document of the v1 contract for `routes` (the v1 table by default). */
-export function buildOpenApi(routes: readonly Route[] = ROUTES): object {
+/**
+ * The OpenAPI 3.1 document of the v1 contract for `routes` (the v1 table by
+ * default), their answers described by the operation documents in
+ * `operationsDir` (graphql/operations by default).
+ */
+export function buildOpenApi(routes: readonly Route[] = ROUTES, operationsDir = OPERATIONS_DIR): object {
   const examples = committedExamples();
-  const envelopes: Record<string, Json> = {};
+  const derived = deriveSchemas(schema, loadOperations(schema, operationsDir), routes);
   const paths: Record<string, Json> = {
     // `/api/v1/` answers the same; a document lists one of the two (a path with a trailing slash is a lint error).
     "/api/v1": { get: rootOperation("root") },
   };
   for (const route of routes) {
-    const resource = RESOURCES[route.path];
-    if (!resource) throw new Error(`rest/openapi.ts: no response schema for route ${route.path}; add it to RESOURCES`);
-    const { name, schema } = envelopeSchema(route, resource);
-    envelopes[name] = schema;
-    paths[route.path] = { get: operation(route, resource, name, examples) };
+    const body = derived.bodies.get(route.operation);
+    if (!body) throw new Error(`route ${route.path}: no schema derived for operation ${route.operation}`);
+    paths[route.path] = { get: operation(route, body, examples) };
   }
   paths["/openapi.json"] = {
     get: {
@@ -512,7 +289,9 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES): object {
           schema: { type: "integer", minimum: 0 },
         },
         "WWW-Authenticate": {
-          description: "The authentication scheme: `Bearer`.",
+          description:
+            "The authentication scheme, `Bearer`, with the RFC 6750 `error` (`invalid_request` or `invalid_token`) and the " +
+            "refusal's message as `error_description`. The service publishes no OAuth metadata: keys come from the 'My API Keys' page.",
           required: true,
           schema: { type: "string", pattern: "^Bearer" },
         },
@@ -544,13 +323,8 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES): object {
           ref("UnavailableFailure"),
         ),
       },
-      schemas: {
-        ...resourceSchemas(),
-        ...Object.fromEntries(Object.entries(envelopes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
-        Failure: object("Failure envelope.", {
-          success: { type: "boolean", const: false },
-          error: text("What went wrong; for a parameter, its name and what is allowed.", { minLength: 1 }),
-        }),
+      schemas: withoutClash(derived.components, {
+        Failure: FAILURE_SCHEMA,
         InternalFailure: object("Failure envelope of an unexpected failure.", {
           success: { type: "boolean", const: false },
           error: { type: "string", const: "internal error" },
@@ -587,7 +361,7 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES): object {
         Health: object("Liveness.", { status: { type: "string", const: "ok" } }),
         Ready: object("Readiness.", { status: { type: "string", const: "ready" } }),
         NotReady: object("Not ready, and why.", { status: { type: "string", const: "not ready" }, reason: text("Why.") }),
-      },
+      }),
     },
   };
 }

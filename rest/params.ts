@@ -4,7 +4,7 @@
  * 400 message that names the parameter and what is allowed (docs/contract.md §2).
  */
 
-import { MAX_TEXT_LENGTH, textProblem } from "../src/input-limits.js";
+import { INT32_MAX, MAX_TEXT_LENGTH, textProblem } from "../src/input-limits.js";
 
 /**
  * A parameter as a caller gives it: a query-string or path value (a string),
@@ -74,6 +74,16 @@ export function oneOf<const V extends string>(description: string, values: reado
       return { ok: false, message: `${name} must be one of ${values.join(", ")}` };
     },
   };
+}
+
+/**
+ * The schema of a path parameter: an integer id in 32 bits, or a text
+ * (one that is not an id of anything is simply not found).
+ */
+export function pathParamSchema(kind: "integer" | "string"): Record<string, unknown> {
+  return kind === "integer"
+    ? { type: "integer", minimum: 0, maximum: INT32_MAX }
+    : { type: "string", minLength: 1, maxLength: MAX_TEXT_LENGTH };
 }
 
 export type ParamRules = Record<string, ParamRule<unknown>>;

@@ -5,10 +5,8 @@
  */
 import { AssetType, EducationLevel } from "../src/generated/prisma/enums.js";
 import { INT32_MAX } from "../src/input-limits.js";
+import type { Envelope } from "./envelope.js";
 import { integer, oneOf, type ParamRules, type ParamValues, text } from "./params.js";
-
-/** docs/contract.md §2: `data`, `items` + `total`, or the paged list. */
-export type Envelope = "object" | "list" | "paged";
 
 /** A path parameter: an integer that is not one is simply not found (404). */
 export type PathParam = "integer" | "string";
@@ -33,6 +31,13 @@ export interface Route<Q extends ParamRules = ParamRules, P extends Record<strin
 function route<Q extends ParamRules, P extends Record<string, PathParam>>(r: Route<Q, P>): Route {
   return r as unknown as Route;
 }
+
+/** What each path parameter is, wherever it is described (OpenAPI, MCP). */
+export const PATH_PARAM_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  course_id: "Numeric course id. An id that is not an integer, or not of a public course, is not found (404).",
+  school_ref: "Numeric school id, or school code (case-insensitive).",
+  pack_id: "The Pack's id. A Pack that is not public and safety-checked is not found (404).",
+};
 
 const university = text("School code (case-insensitive) or exact Chinese name.");
 

@@ -11,14 +11,14 @@
  */
 import { requestIdOf } from "../plugins/access-log.js";
 import { jsonAnswer } from "../refusal.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
 import type { RestApi } from "../../rest/api.js";
 import type { Context } from "../context.js";
-import { type RouteCaller, registerTools } from "./tools.js";
+import { type RouteCaller, SERVER_OPTIONS, serveTools } from "./tools.js";
 
 export interface McpOptions {
   /** The v1 operations the tools mirror. */
@@ -73,12 +73,9 @@ export function useMcpOrigins(options: McpOriginOptions = {}): Plugin {
 /** Servers kept for the next requests, at most; more are built when more requests are in flight. */
 const IDLE_SERVERS = 32;
 
-const INSTRUCTIONS =
-  "Public data of an online learning platform: universities, public courses, course statistics, papers, conferences, school environment (air quality and weather) and public hub Packs. Each tool mirrors one GET of the v1 REST API and returns its JSON body.";
-
 /** A server with every tool registered, and the calls of the request it is serving (none between requests). */
 interface Served {
-  server: McpServer;
+  server: Server;
   call: RouteCaller | undefined;
 }
 
@@ -86,8 +83,9 @@ export function useMcp(options: McpOptions): Plugin {
   const info = options.info ?? { name: "public-data-api", version: "1.0.0" };
   const idle: Served[] = [];
   const build = (): Served => {
-    const served: Served = { server: new McpServer(info, { instructions: INSTRUCTIONS }), call: undefined };
-    registerTools(served.server, options.api.routes, (route, args) => {
+    const server = new Server(info, SERVER_OPTIONS);
+    const served: Served = { server, call: undefined };
+    serveTools(server, options.api.routes, options.api.schemas, (route, args) => {
       if (!served.call) throw new Error("MCP tool called outside a request");
       return served.call(route, args);
     });

@@ -4,11 +4,14 @@
  * the running gateway's REST API at UEDU_API_BASE_URL with UEDU_API_KEY, so
  * calls count against that key's limits like any other.
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { loadOperations } from "../../rest/operations.js";
 import { ROUTES } from "../../rest/routes.js";
+import { deriveSchemas } from "../../rest/schemas.js";
 import { commandLine } from "../cli/args.js";
-import { registerTools } from "./tools.js";
+import { schema } from "../schema/index.js";
+import { SERVER_OPTIONS, serveTools } from "./tools.js";
 
 commandLine({
   name: "mcp:stdio",
@@ -28,8 +31,8 @@ if (!key) {
   process.exit(2);
 }
 
-const server = new McpServer({ name: "public-data-api", version: "1.0.0" });
-registerTools(server, ROUTES, async (route, args) => {
+const server = new Server({ name: "public-data-api", version: "1.0.0" }, SERVER_OPTIONS);
+serveTools(server, ROUTES, deriveSchemas(schema, loadOperations(schema), ROUTES), async (route, args) => {
   const query = new URLSearchParams();
   for (const name of Object.keys(route.query)) if (args[name] !== undefined) query.set(name, String(args[name]));
   const url =

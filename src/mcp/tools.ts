@@ -3,59 +3,130 @@
  * and ranges (docs/contract.md §8). A tool's structured content is exactly the REST
  * body of its twin and its text is that body as JSON; a REST failure is a
  * tool result with `isError: true` carrying the same body.
+ *
+ * Every schema here is JSON Schema made from what REST uses: the arguments
+ * from the parameter rules, the output from the operation documents
+ * (rest/schemas.ts). Both are written to be portable to clients that read
+ * only a subset of JSON Schema: no reference, and one `type` per schema (a
+ * value that may be null is `anyOf` the type and null).
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { z } from "zod";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Answer } from "../../rest/api.js";
-import type { RawArgs, RawValue } from "../../rest/params.js";
-import type { Route } from "../../rest/routes.js";
+import { failure } from "../../rest/envelope.js";
+import { pathParamSchema, type RawArgs, type RawValue } from "../../rest/params.js";
+import { PATH_PARAM_DESCRIPTIONS, type Route } from "../../rest/routes.js";
+import { type DerivedSchemas, FAILURE_SCHEMA, type Json, standalone } from "../../rest/schemas.js";
 
 /** Answers one route call given its arguments by REST parameter name. */
 export type RouteCaller = (route: Route, args: RawArgs) => Promise<Answer>;
 
-function describeRule(description: string, schema: Record<string, unknown>): string {
-  const parts = [description];
-  if (Array.isArray(schema.enum)) parts.push(`One of: ${schema.enum.join(", ")}.`);
-  if (typeof schema.minimum === "number") parts.push(`From ${schema.minimum} to ${schema.maximum}.`);
-  if (schema.default !== undefined) parts.push(`Default ${String(schema.default)}.`);
-  return parts.join(" ");
+/** What the server offers: tools only, a list that changes only with a deploy, and what they are for. */
+export const SERVER_OPTIONS = {
+  capabilities: { tools: { listChanged: false } },
+  instructions:
+    "Public data of an online learning platform: universities, public courses, course statistics, papers, conferences, school environment (air quality and weather) and public hub Packs. Each tool mirrors one GET of the v1 REST API and returns its JSON body.",
+};
+
+/** A tool as `tools/list` describes it. */
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Json;
+  outputSchema: Json;
+  annotations: { title: string; readOnlyHint: true; destructiveHint: false; idempotentHint: true; openWorldHint: false };
 }
 
-/** The tool's input shape: path parameters (required) and query parameters (optional). */
-function inputShape(route: Route): Record<string, z.ZodType<RawValue>> {
-  const shape: Record<string, z.ZodType<RawValue>> = {};
+/**
+ * `schema` in the portable form: a `type` that lists `null` beside another
+ * type becomes `anyOf` the two, each with one `type` (an `enum` keeps its
+ * values with the first, and `null` goes to the second).
+ */
+export function portable(schema: Json): Json {
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (node === null || typeof node !== "object") return node;
+    const own = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v)])) as Json;
+    if (!Array.isArray(own.type)) return own;
+    const { type, description, enum: values, ...rest } = own;
+    const types = type as string[];
+    const branches = types.map((t): Json => {
+      if (t === "null") return { type: "null" };
+      const branch: Json = { type: t, ...rest };
+      if (Array.isArray(values)) branch.enum = values.filter((v) => v !== null);
+      return branch;
+    });
+    return { anyOf: branches, ...(description === undefined ? {} : { description }) };
+  };
+  return walk(schema) as Json;
+}
+
+/** The arguments of a route's tool: its path parameters (required) and query parameters (optional). */
+function inputSchema(route: Route): Json {
+  const properties: Record<string, Json> = {};
   for (const [name, kind] of Object.entries(route.pathParams)) {
-    shape[name] =
-      kind === "integer"
-        ? z.union([z.number(), z.string()]).describe(`The ${name.replace("_", " ")} (an integer).`)
-        : z.string().describe(name === "school_ref" ? "Numeric school id, or school code in any case." : `The ${name.replace("_", " ")}.`);
+    properties[name] = { ...pathParamSchema(kind), description: PATH_PARAM_DESCRIPTIONS[name] ?? `The ${name}.` };
   }
-  for (const [name, rule] of Object.entries(route.query)) {
-    const base = rule.schema.type === "integer" ? z.union([z.number(), z.string()]) : z.string();
-    shape[name] = base.optional().describe(describeRule(rule.description, rule.schema));
-  }
-  return shape;
+  for (const [name, rule] of Object.entries(route.query)) properties[name] = { ...rule.schema, description: rule.description };
+  return { type: "object", properties, required: Object.keys(route.pathParams), additionalProperties: false };
 }
 
-/** Registers every route's tool on `server`, answering through `call`. */
-export function registerTools(server: McpServer, routes: readonly Route[], call: RouteCaller): void {
-  for (const route of routes) {
-    server.registerTool(
-      route.tool,
-      {
-        title: route.description,
-        description: `${route.description} Mirrors GET ${route.path}; returns its JSON body.`,
-        inputSchema: inputShape(route),
-        annotations: { readOnlyHint: true, openWorldHint: false },
-      },
-      async (args: RawArgs) => {
-        const answer = await call(route, args);
-        return {
-          content: [{ type: "text" as const, text: JSON.stringify(answer.body) }],
-          structuredContent: answer.body,
-          ...(answer.status === 200 ? {} : { isError: true }),
-        };
-      },
-    );
+/** The tools of `routes`, in the routes' order, with their schemas. */
+function toolDefinitions(routes: readonly Route[], schemas: DerivedSchemas): ToolDefinition[] {
+  return routes.map((route) => {
+    const body = schemas.bodies.get(route.operation);
+    if (!body) throw new Error(`tool ${route.tool}: no schema derived for operation ${route.operation}`);
+    return {
+      name: route.tool,
+      title: route.description,
+      description: `${route.description} Mirrors GET ${route.path}; returns its JSON body.`,
+      inputSchema: portable(inputSchema(route)),
+      // Failures carry their REST body too (with isError), so a client that checks every result finds it valid.
+      outputSchema: portable({
+        type: "object",
+        description: `The body of GET ${route.path}: the ${body.name} envelope, or a failure (then isError is true).`,
+        anyOf: [standalone(body.schema, schemas.components), FAILURE_SCHEMA],
+      }),
+      annotations: { title: route.description, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    };
+  });
+}
+
+/**
+ * The arguments as the parameter rules read them (a string or a number as
+ * given, null as not given), or the problem with the first that is neither.
+ */
+function rawArgs(route: Route, given: Record<string, unknown>): { ok: true; args: RawArgs } | { ok: false; message: string } {
+  const args: Record<string, RawValue> = {};
+  for (const [name, value] of Object.entries(given)) {
+    if (value === undefined || value === null) continue;
+    if (typeof value === "string" || typeof value === "number") {
+      args[name] = value;
+      continue;
+    }
+    const integer = route.pathParams[name] === "integer" || route.query[name]?.schema.type === "integer";
+    return { ok: false, message: `${name} must be ${integer ? "an integer" : "a string"}` };
   }
+  return { ok: true, args };
+}
+
+/** Answers `tools/list` and `tools/call` on `server` for `routes`, calling them through `call`. */
+export function serveTools(server: Server, routes: readonly Route[], schemas: DerivedSchemas, call: RouteCaller): void {
+  const tools = toolDefinitions(routes, schemas);
+  const byName = new Map(routes.map((route) => [route.tool, route]));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const route = byName.get(request.params.name);
+    if (!route) {
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}; tools/list names the ${tools.length} tools`);
+    }
+    const args = rawArgs(route, request.params.arguments ?? {});
+    const answer: Answer = args.ok ? await call(route, args.args) : { status: 400, body: failure(args.message) };
+    return {
+      content: [{ type: "text" as const, text: JSON.stringify(answer.body) }],
+      structuredContent: answer.body,
+      ...(answer.status === 200 ? {} : { isError: true }),
+    };
+  });
 }

@@ -51,6 +51,19 @@ export interface KeyOutcome {
 
 const REALM = 'Bearer realm="public-data-api"';
 
+/**
+ * The `WWW-Authenticate` challenge of a 401 (RFC 6750 §3): the error code and
+ * the refusal's own message as `error_description`, so that a client that
+ * shows only the header (an MCP client reads a 401 as an OAuth challenge)
+ * shows why and how to get a key. The service publishes no OAuth metadata:
+ * keys come from the "My API Keys" page, not from an authorization server.
+ */
+function challenge(error: "invalid_request" | "invalid_token", description: string): string {
+  // A quoted-string of RFC 6750 holds printable ASCII but `"` and `\`.
+  const safe = description.replace(/[^\x20-\x7e]|["\\]/g, "?");
+  return `${REALM}, error="${error}", error_description="${safe}"`;
+}
+
 /** JSON-RPC error codes of refusals on `/mcp` (server-defined range, and internal error). */
 const MCP_CODES: Record<string, number> = { UNAUTHENTICATED: -32001, RATE_LIMITED: -32001, SERVICE_UNAVAILABLE: -32000 };
 
@@ -73,8 +86,9 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
     };
     const presented = bearerKey(request.headers.get("authorization"));
     if ("problem" in presented && presented.problem === "missing") {
-      return refuse("missing", 401, `an API key is required: send Authorization: Bearer <API_KEY>; ${howToGetAKey}`, "UNAUTHENTICATED", {
-        "www-authenticate": REALM,
+      const message = `an API key is required: send Authorization: Bearer <API_KEY>; ${howToGetAKey}`;
+      return refuse("missing", 401, message, "UNAUTHENTICATED", {
+        "www-authenticate": challenge("invalid_token", message),
       });
     }
     const address = addresses.get(request);
@@ -90,8 +104,9 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
     };
     if ("problem" in presented) {
       await fail();
-      return refuse("malformed", 401, "malformed Authorization header: expected Bearer <API_KEY>", "UNAUTHENTICATED", {
-        "www-authenticate": `${REALM}, error="invalid_request"`,
+      const message = "malformed Authorization header: expected Bearer <API_KEY>";
+      return refuse("malformed", 401, message, "UNAUTHENTICATED", {
+        "www-authenticate": challenge("invalid_request", message),
       });
     }
     let key: Awaited<ReturnType<ApiKeyOptions["keys"]["verify"]>>;
@@ -100,8 +115,9 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
       key = await options.keys.verify(presented.key);
       if (!key) {
         await fail();
-        return refuse("invalid", 401, `invalid or revoked API key; ${howToGetAKey}`, "UNAUTHENTICATED", {
-          "www-authenticate": `${REALM}, error="invalid_token"`,
+        const message = `invalid or revoked API key; ${howToGetAKey}`;
+        return refuse("invalid", 401, message, "UNAUTHENTICATED", {
+          "www-authenticate": challenge("invalid_token", message),
         });
       }
       outcome.keyId = key.id;

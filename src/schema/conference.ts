@@ -1,6 +1,7 @@
 /** Conferences the team took part in or is watching. */
 import type { ConferenceRelationship as Relationship } from "../generated/prisma/enums.js";
 import { builder } from "./builder.js";
+import { COUNT, POSITIVE } from "./json-schema.js";
 import { PAGE, pageCost } from "./cost.js";
 
 const ConferenceRelationship = builder.enumType("ConferenceRelationship", {
@@ -18,7 +19,7 @@ builder.prismaNode("Conference", {
     slug: t.exposeString("slug", { description: "Stable identifier of the conference." }),
     name: t.exposeString("name", { description: "Full name." }),
     nameShort: t.exposeString("nameShort", { nullable: true, description: "Short name." }),
-    year: t.exposeInt("year", { description: "Year it takes place." }),
+    year: t.exposeInt("year", { ...POSITIVE, description: "Year it takes place." }),
     dates: t.exposeString("dates", { nullable: true, description: "Dates, as published." }),
     location: t.exposeString("location", { nullable: true, description: "Location." }),
     website: t.exposeString("website", { nullable: true, description: "Website." }),
@@ -26,6 +27,7 @@ builder.prismaNode("Conference", {
     indexing: t.exposeString("indexing", { nullable: true, description: "Where its proceedings are indexed." }),
     relationship: t.expose("relationship", { type: ConferenceRelationship, description: "The team's relationship to it." }),
     paperCount: t.int({
+      ...COUNT,
       description: "Number of the team's papers whose `conference` is this conference's slug.",
       resolve: (c, _args, ctx) => ctx.loaders.paperCountByConference.load(c.slug),
     }),

@@ -1,6 +1,7 @@
 /** Aggregate statistics over public courses (operation 4). */
 import { foldStats, semesterYear, type StatsGrouping, type StatsRow } from "../domain/course-stats.js";
 import { builder } from "./builder.js";
+import { COUNT, POSITIVE } from "./json-schema.js";
 import { COST } from "./cost.js";
 import { courseFilter } from "./course.js";
 
@@ -17,15 +18,15 @@ const CourseStat = builder.objectRef<StatsRow>("CourseStat").implement({
   description: "Counts of public courses in one group. Pure aggregates, no personal data.",
   fields: (t) => ({
     key: t.exposeString("key", { description: "The group: a semester, a year or a school code." }),
-    courseCount: t.exposeInt("courseCount", { description: "Number of public courses in the group." }),
-    instructorCount: t.exposeInt("instructorCount", { description: "Number of distinct instructors in the group." }),
+    courseCount: t.exposeInt("courseCount", { ...POSITIVE, description: "Number of public courses in the group." }),
+    instructorCount: t.exposeInt("instructorCount", { ...COUNT, description: "Number of distinct instructors in the group." }),
   }),
 });
 
 const CourseStats = builder.objectRef<{ rows: StatsRow[] }>("CourseStats").implement({
   description: "Course statistics rows, by key ascending.",
   fields: (t) => ({
-    totalCount: t.int({ description: "Number of rows.", resolve: (p) => p.rows.length }),
+    totalCount: t.int({ ...COUNT, description: "Number of rows.", resolve: (p) => p.rows.length }),
     nodes: t.field({ type: [CourseStat], description: "The rows, by key ascending.", resolve: (p) => p.rows }),
   }),
 });

@@ -2,6 +2,7 @@
 import type { Prisma } from "../generated/prisma/client.js";
 import { INT32_MAX } from "../input-limits.js";
 import { builder } from "./builder.js";
+import { COUNT, jsonSchema, POSITIVE } from "./json-schema.js";
 import { COST, PAGE, pageCost } from "./cost.js";
 import { checkRange, literal, present } from "./arguments.js";
 import { universityMatch } from "./university.js";
@@ -38,7 +39,7 @@ builder.prismaNode("Course", {
   description: "A public course (one its teacher made public). Join codes are never part of it.",
   id: { field: "id", description: "Global ID of the course." },
   fields: (t) => ({
-    databaseId: t.exposeInt("id", { description: "Numeric course id (the REST `id`)." }),
+    databaseId: t.exposeInt("id", { ...POSITIVE, description: "Numeric course id (the REST `id`)." }),
     className: t.exposeString("className", { nullable: true, description: "Class name." }),
     courseNumber: t.exposeString("courseNumber", { nullable: true, description: "Course number in the school's catalogue." }),
     courseClass: t.exposeString("courseClass", { nullable: true, description: "Class (section) code." }),
@@ -54,7 +55,10 @@ builder.prismaNode("Course", {
       resolve: (course) => course.university.nameZh,
     }),
     university: t.relation("university", { description: "The offering school." }),
-    semester: t.exposeString("semester", { description: "Semester as `<year>-<term>`, like `113-1`." }),
+    semester: t.exposeString("semester", {
+      ...jsonSchema({ pattern: "^\\d{3}-[1-9]$" }),
+      description: "Semester as `<year>-<term>`, like `113-1`.",
+    }),
     startDate: t.expose("startDate", { type: "Date", nullable: true, description: "First day of the course." }),
     endDate: t.expose("endDate", { type: "Date", nullable: true, description: "Last day of the course." }),
     teachingGoal: t.exposeString("teachingGoal", { nullable: true, description: "Learning objectives." }),
@@ -92,9 +96,10 @@ interface CoursePageShape {
 const CoursePage = builder.objectRef<CoursePageShape>("CoursePage").implement({
   description: "One page of public courses by page number (the paging of REST `/courses`).",
   fields: (t) => ({
-    page: t.exposeInt("page", { description: "The page number, from 1." }),
-    pageSize: t.exposeInt("pageSize", { description: "Courses per page." }),
+    page: t.exposeInt("page", { ...POSITIVE, description: "The page number, from 1." }),
+    pageSize: t.exposeInt("pageSize", { ...POSITIVE, description: "Courses per page." }),
     total: t.int({
+      ...COUNT,
       description: "Number of matching courses on all pages.",
       resolve: (parent, _args, ctx) => ctx.prisma.course.count({ where: parent.where }),
     }),

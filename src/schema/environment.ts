@@ -2,9 +2,11 @@
 import type { University } from "../generated/prisma/client.js";
 import type { DataSource, SchoolDay } from "../domain/environment/index.js";
 import type { Context } from "../context.js";
-import { DAY_BOUNDARY } from "../domain/environment/index.js";
+import { AQI_CATEGORIES, DAY_BOUNDARY } from "../domain/environment/index.js";
+import { StationKind, StationSource } from "../generated/prisma/enums.js";
 import type { History, Snapshot } from "../environment/service.js";
 import { builder } from "./builder.js";
+import { COUNT, jsonSchema, POSITIVE } from "./json-schema.js";
 import { COST } from "./cost.js";
 import { checkRange, present } from "./arguments.js";
 import { schoolRefWhere } from "./university.js";
@@ -13,7 +15,7 @@ const SchoolRef = builder.prismaObject("University", {
   variant: "EnvironmentSchool",
   description: "The school an environment answer is for.",
   fields: (t) => ({
-    databaseId: t.exposeInt("id", { description: "Numeric school identifier." }),
+    databaseId: t.exposeInt("id", { ...POSITIVE, description: "Numeric school identifier." }),
     code: t.exposeString("code", { description: "School code." }),
     nameZh: t.exposeString("nameZh", { description: "Chinese name." }),
     shortName: t.exposeString("shortName", { nullable: true, description: "Short name." }),
@@ -25,9 +27,12 @@ const SchoolRef = builder.prismaObject("University", {
 const DataSourceType = builder.objectRef<DataSource>("EnvironmentDataSource").implement({
   description: "A public source whose stations contributed (had weight) in this answer.",
   fields: (t) => ({
-    id: t.exposeString("id", { description: "Source id: `cwa`, `moenv`, `nws` or `airnow`." }),
+    id: t.exposeString("id", {
+      ...jsonSchema({ enum: Object.values(StationSource) }),
+      description: "Source id: `cwa`, `moenv`, `nws` or `airnow`.",
+    }),
     name: t.exposeString("name", { description: "The agency's name." }),
-    kind: t.exposeString("kind", { description: "`weather` or `air`." }),
+    kind: t.exposeString("kind", { ...jsonSchema({ enum: Object.values(StationKind) }), description: "`weather` or `air`." }),
     stationIds: t.exposeStringList("stationIds", { description: "Ids of its stations that were used." }),
   }),
 });
@@ -39,8 +44,12 @@ const Realtime = builder.objectRef<Snapshot["realtime"]>("RealtimeAirQuality").i
       nullable: true,
       description: "AQI under the school's country standard (TW: MOENV, US: EPA); not comparable across countries.",
     }),
-    aqiStatus: t.exposeString("aqiStatus", { nullable: true, description: "The category of `aqi` in English, such as `Moderate`." }),
-    pm25Ugm3: t.exposeFloat("pm25Ugm3", { nullable: true, description: "PM2.5 in µg/m³." }),
+    aqiStatus: t.exposeString("aqiStatus", {
+      ...jsonSchema({ enum: AQI_CATEGORIES }),
+      nullable: true,
+      description: "The category of `aqi` in English, such as `Moderate`.",
+    }),
+    pm25Ugm3: t.exposeFloat("pm25Ugm3", { nullable: true, description: "PM2.5 in µg/m³, one decimal." }),
     observedAtUtc: t.expose("observedAt", { type: "DateTime", nullable: true, description: "Newest observation among the values used." }),
   }),
 });
@@ -52,7 +61,7 @@ const Day = builder.objectRef<SchoolDay>("EnvironmentDay").implement({
     dateLocal: t.expose("date", { type: "Date", description: "The date in the school's time zone." }),
     dateTaipei: t.expose("date", {
       type: "Date",
-      description: "Same as `dateLocal`; kept for compatibility.",
+      description: "The same date as the local date; kept for compatibility.",
       deprecationReason: "Use dateLocal.",
     }),
     tempCAvg: t.exposeFloat("tempCAvg", { nullable: true, description: "Mean temperature, °C." }),
@@ -84,7 +93,7 @@ const SchoolEnvironment = builder.objectRef<SnapshotShape>("SchoolEnvironment").
       description: "Today so far, in the school's time zone (values null before any observation).",
       resolve: (p) => p.daily,
     }),
-    dayBoundary: t.string({ description: common.dayBoundary, resolve: () => DAY_BOUNDARY }),
+    dayBoundary: t.string({ ...jsonSchema({ const: DAY_BOUNDARY }), description: common.dayBoundary, resolve: () => DAY_BOUNDARY }),
     dataSources: t.field({ type: [DataSourceType], description: common.dataSources, resolve: (p) => p.dataSources }),
   }),
 });
@@ -93,8 +102,8 @@ const EnvironmentHistory = builder.objectRef<HistoryShape>("EnvironmentHistory")
   description: "Daily environment summaries of one school.",
   fields: (t) => ({
     school: t.field({ type: SchoolRef, description: "The school.", resolve: (p) => p.school }),
-    days: t.exposeInt("days", { description: "How many local dates, ending today, were asked for." }),
-    dayBoundary: t.string({ description: common.dayBoundary, resolve: () => DAY_BOUNDARY }),
+    days: t.exposeInt("days", { ...POSITIVE, description: "How many local dates, ending today, were asked for." }),
+    dayBoundary: t.string({ ...jsonSchema({ const: DAY_BOUNDARY }), description: common.dayBoundary, resolve: () => DAY_BOUNDARY }),
     dataSources: t.field({ type: [DataSourceType], description: common.dataSources, resolve: (p) => p.dataSources }),
     daily: t.field({ type: [Day], description: "One entry per date with data, oldest first.", resolve: (p) => p.daily }),
   }),
@@ -103,7 +112,7 @@ const EnvironmentHistory = builder.objectRef<HistoryShape>("EnvironmentHistory")
 const EnvironmentSnapshotList = builder.objectRef<{ total: number; nodes: SnapshotShape[] }>("EnvironmentSnapshotList").implement({
   description: "Snapshots of several schools, by school id.",
   fields: (t) => ({
-    totalCount: t.exposeInt("total", { description: "Number of matching schools before `limit`." }),
+    totalCount: t.exposeInt("total", { ...COUNT, description: "Number of matching schools before `limit`." }),
     nodes: t.field({ type: [SchoolEnvironment], description: "The snapshots.", resolve: (p) => p.nodes }),
   }),
 });

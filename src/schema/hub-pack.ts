@@ -2,6 +2,7 @@
 import type { Prisma } from "../generated/prisma/client.js";
 import { AssetType as AssetTypes, EducationLevel as EducationLevels } from "../generated/prisma/enums.js";
 import { builder } from "./builder.js";
+import { COUNT, jsonSchema, SEMVER } from "./json-schema.js";
 import { COST, pageCost } from "./cost.js";
 import { compareSemver } from "../domain/semver.js";
 import { literal, present } from "./arguments.js";
@@ -32,7 +33,7 @@ const PackSort = builder.enumType("PackSort", {
 const HubPackVersion = builder.prismaObject("HubPackVersion", {
   description: "A version of a Pack that passed the safety check. Its content is never returned.",
   fields: (t) => ({
-    version: t.exposeString("version", { description: "Semantic version." }),
+    version: t.exposeString("version", { ...SEMVER, description: "Semantic version." }),
     publishedAt: t.expose("publishedAt", { type: "DateTime", description: "When it was published." }),
     changelog: t.exposeString("changelog", { nullable: true, description: "What changed." }),
   }),
@@ -42,21 +43,22 @@ builder.prismaNode("HubPack", {
   description: "A public community teaching Pack that passed the safety check.",
   id: { field: "id", description: "Global ID of the Pack." },
   fields: (t) => ({
-    databaseId: t.exposeString("id", { description: "The Pack's own id (the REST `id`)." }),
+    databaseId: t.exposeString("id", { ...jsonSchema({ minLength: 1 }), description: "The Pack's own id (the REST `id`)." }),
     name: t.exposeString("name", { description: "Name." }),
     summary: t.exposeString("summary", { nullable: true, description: "One-paragraph summary." }),
     readmeMd: t.exposeString("readmeMd", { nullable: true, description: "README in Markdown." }),
     assetType: t.expose("assetType", { type: AssetType, description: "What the Pack contains." }),
     latestVersion: t.exposeString("latestVersion", {
+      ...SEMVER,
       nullable: true,
-      description: "Highest passed version in semantic-version order (`1.10.0` above `1.9.0`).",
+      description: "Highest passed version in semantic-version order (`1.10.0` above `1.9.0`); null when none passed.",
     }),
     subject: t.exposeString("subject", { nullable: true, description: "Teaching Card: subject." }),
     educationLevel: t.expose("educationLevel", { type: EducationLevel, nullable: true, description: "Teaching Card: education level." }),
     bloomLevels: t.exposeStringList("bloomLevels", { description: "Teaching Card: Bloom's taxonomy levels." }),
     difficulty: t.exposeString("difficulty", { nullable: true, description: "Teaching Card: difficulty." }),
-    starCount: t.exposeInt("starCount", { description: "Community statistics: stars." }),
-    installCount: t.exposeInt("installCount", { description: "Community statistics: installs." }),
+    starCount: t.exposeInt("starCount", { ...COUNT, description: "Community statistics: stars." }),
+    installCount: t.exposeInt("installCount", { ...COUNT, description: "Community statistics: installs." }),
     ownerName: t.exposeString("ownerName", { nullable: true, description: "The publisher's display name." }),
     versions: t.field({
       type: [HubPackVersion],

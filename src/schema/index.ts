@@ -9,6 +9,7 @@ import "./hub-pack.js";
 import "./environment.js";
 import { isObjectType } from "graphql";
 import { builder } from "./builder.js";
+import { COUNT } from "./json-schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });
 
@@ -16,5 +17,8 @@ export const schema = builder.toSchema({ sortSchema: true });
 // describe it; describe it here, once for all connections.
 for (const type of Object.values(schema.getTypeMap())) {
   const totalCount = isObjectType(type) && type.name.endsWith("Connection") ? type.getFields().totalCount : undefined;
-  if (totalCount && !totalCount.description) totalCount.description = "Number of items in the whole list, on all pages.";
+  if (totalCount && !totalCount.description) {
+    totalCount.description = "Number of items in the whole list, on all pages.";
+    totalCount.extensions = { ...totalCount.extensions, ...COUNT.extensions };
+  }
 }

@@ -1,5 +1,6 @@
 /** The team's academic papers. */
 import { builder } from "./builder.js";
+import { POSITIVE } from "./json-schema.js";
 import { PAGE, pageCost } from "./cost.js";
 import { present } from "./arguments.js";
 
@@ -17,7 +18,7 @@ builder.prismaNode("Paper", {
     }),
     authorList: t.exposeStringList("authors", { description: "Authors, one per entry." }),
     conference: t.exposeString("conference", { nullable: true, description: "Slug of the conference it appeared at." }),
-    year: t.exposeInt("year", { description: "Year of publication." }),
+    year: t.exposeInt("year", { ...POSITIVE, description: "Year of publication." }),
     doi: t.exposeString("doi", { nullable: true, description: "DOI." }),
     category: t.exposeString("category", { nullable: true, description: "Category." }),
     platformFeature: t.exposeString("platformFeature", { nullable: true, description: "The platform feature the paper relates to." }),

@@ -1,6 +1,7 @@
 /** The `Date` and `DateTime` scalars, in the formats of docs/contract.md §2. */
 import { GraphQLError } from "graphql";
 import { builder } from "./builder.js";
+import { jsonSchema } from "./json-schema.js";
 
 /** `YYYY-MM-DD` of a date column (stored at UTC midnight) or a local-date string. */
 function formatDate(value: Date | string): string {
@@ -15,6 +16,7 @@ function formatInstant(value: Date | string): string {
 
 builder.scalarType("Date", {
   description: "A calendar date, `YYYY-MM-DD`.",
+  ...jsonSchema({ type: "string", format: "date" }),
   serialize: (value) => formatDate(value),
   parseValue: (value) => {
     if (typeof value !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(value)) {
@@ -26,6 +28,7 @@ builder.scalarType("Date", {
 
 builder.scalarType("DateTime", {
   description: "An instant, ISO 8601 in UTC with `Z` (for example `2026-11-20T08:00:00Z`).",
+  ...jsonSchema({ type: "string", format: "date-time" }),
   serialize: (value) => formatInstant(value),
   parseValue: (value) => {
     const date = typeof value === "string" ? new Date(value) : null;

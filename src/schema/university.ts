@@ -2,6 +2,7 @@
 import type { Country as CountryCode } from "../generated/prisma/enums.js";
 import { INT32_MAX } from "../input-limits.js";
 import { builder } from "./builder.js";
+import { POSITIVE } from "./json-schema.js";
 import { PAGE, pageCost } from "./cost.js";
 import { present } from "./arguments.js";
 
@@ -28,7 +29,7 @@ builder.prismaNode("University", {
   description: "A university on the platform.",
   id: { field: "id", description: "Global ID of the university." },
   fields: (t) => ({
-    databaseId: t.exposeInt("id", { description: "Numeric school identifier (the REST `id`)." }),
+    databaseId: t.exposeInt("id", { ...POSITIVE, description: "Numeric school identifier (the REST `id`)." }),
     code: t.exposeString("code", { description: "School code, such as `NTU`; matched case-insensitively." }),
     nameZh: t.exposeString("nameZh", { description: "Chinese name." }),
     nameEn: t.exposeString("nameEn", { nullable: true, description: "English name." }),

@@ -139,27 +139,27 @@ function expectRefusalShape(surface: Surface, answer: Answer, code: "UNAUTHENTIC
 }
 
 describe("401 on every surface, in its own shape", () => {
-  const cases: [string, { key?: string; authorization?: string }, RegExp, string][] = [
-    ["missing key", {}, /^Bearer realm="[^"]+"$/, "an API key is required"],
-    ["malformed header (Basic)", { authorization: "Basic dXNlcjpwYXNz" }, /^Bearer realm="[^"]+", error="invalid_request"$/, "malformed"],
-    [
-      "malformed header (short key)",
-      { authorization: "Bearer uedu_short" },
-      /^Bearer realm="[^"]+", error="invalid_request"$/,
-      "malformed",
-    ],
-    ["unknown key", { key: unknownKey }, /^Bearer realm="[^"]+", error="invalid_token"$/, "invalid or revoked"],
-    ["revoked key", { key: "revoked" }, /^Bearer realm="[^"]+", error="invalid_token"$/, "invalid or revoked"],
+  // RFC 6750's challenge, with the refusal's own message as error_description: an MCP client reads a
+  // 401 as an OAuth challenge and shows what the header says, not the body.
+  const cases: [string, { key?: string; authorization?: string }, string, string][] = [
+    ["missing key", {}, "invalid_token", "an API key is required"],
+    ["malformed header (Basic)", { authorization: "Basic dXNlcjpwYXNz" }, "invalid_request", "malformed"],
+    ["malformed header (short key)", { authorization: "Bearer uedu_short" }, "invalid_request", "malformed"],
+    ["unknown key", { key: unknownKey }, "invalid_token", "invalid or revoked"],
+    ["revoked key", { key: "revoked" }, "invalid_token", "invalid or revoked"],
   ];
   for (const surface of Object.keys(SURFACES) as Surface[]) {
-    for (const [name, init, challenge, words] of cases) {
+    for (const [name, init, error, words] of cases) {
       it(`${surface}: ${name}`, async () => {
         const key = init.key === "revoked" ? keys.revoked : init.key;
         const answer = await SURFACES[surface](key, init.authorization);
         expect(answer.status, answer.text).toBe(401);
-        expect(answer.headers.get("www-authenticate")).toMatch(challenge);
+        const challenge = /^Bearer realm="[^"]+", error="(\w+)", error_description="([^"\\]+)"$/.exec(
+          answer.headers.get("www-authenticate") ?? "",
+        );
         const message = expectRefusalShape(surface, answer, "UNAUTHENTICATED");
         expect(message).toContain(words);
+        expect(challenge?.slice(1)).toEqual([error, message]);
         // A refused request carries no limit headers: nothing was counted.
         for (const header of LIMIT_HEADERS) expect(answer.headers.get(header)).toBeNull();
       });

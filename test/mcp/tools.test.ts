@@ -6,6 +6,8 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import formats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROUTES } from "../../rest/routes.js";
 import { CANARIES, canaryExport } from "../support/canary.js";
@@ -69,17 +71,100 @@ const FAILURES: { tool: string; args: Record<string, unknown>; path: string }[] 
 ];
 
 describe("MCP tools", () => {
-  it("lists one read-only tool per REST route, with the REST parameter names", async () => {
+  it("lists one read-only tool per REST route, in the routes' order, with the REST parameter names", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(ROUTES.map((r) => r.tool).sort());
+    expect(tools.map((tool) => tool.name)).toEqual(ROUTES.map((r) => r.tool));
     expect(tools).toHaveLength(11);
     for (const route of ROUTES) {
       const tool = tools.find((x) => x.name === route.tool)!;
       const names = Object.keys(tool.inputSchema.properties ?? {}).sort();
       expect(names).toEqual([...Object.keys(route.pathParams), ...Object.keys(route.query)].sort());
       expect(tool.inputSchema.required ?? []).toEqual(Object.keys(route.pathParams));
-      expect(tool.annotations?.readOnlyHint).toBe(true);
+      expect(tool.annotations).toEqual({
+        title: route.description,
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
     }
+  });
+
+  it("types each argument in its schema: integers as integers with range and default, choices as enums", async () => {
+    const { tools } = await client.listTools();
+    const args = (name: string) => tools.find((t) => t.name === name)!.inputSchema.properties as Record<string, Record<string, unknown>>;
+    expect(args("list_courses").page_size).toEqual({
+      type: "integer",
+      minimum: 1,
+      maximum: 100,
+      default: 20,
+      description: "Courses per page.",
+    });
+    expect(args("get_course").course_id).toMatchObject({ type: "integer", minimum: 0, maximum: 2147483647 });
+    expect(args("get_course_stats").group_by).toMatchObject({ type: "string", enum: ["semester", "year", "school"], default: "semester" });
+    expect(args("list_papers").year).toMatchObject({ type: "integer", minimum: 1, maximum: 9999 });
+    expect(args("list_papers").year!.default).toBeUndefined();
+  });
+
+  it("writes every schema portably: no reference, one type per schema, nothing unconstrained", async () => {
+    const { tools } = await client.listTools();
+    const problems: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (Array.isArray(node)) {
+        for (const [i, v] of node.entries()) walk(v, `${at}[${i}]`);
+        return;
+      }
+      if (node === null || typeof node !== "object") return;
+      const o = node as Record<string, unknown>;
+      if (Array.isArray(o.type)) problems.push(`${at}: type ${JSON.stringify(o.type)}`);
+      if ("$ref" in o) problems.push(`${at}: $ref`);
+      for (const [key, value] of Object.entries(o)) {
+        if (key === "properties") {
+          for (const [name, sub] of Object.entries(value as object)) {
+            const keys = Object.keys(sub as object).filter((k) => k !== "description");
+            if (keys.length === 0) problems.push(`${at}.properties.${name}: unconstrained`);
+            walk(sub, `${at}.properties.${name}`);
+          }
+        } else if (typeof value === "object") walk(value, `${at}.${key}`);
+      }
+    };
+    for (const tool of tools) {
+      expect(tool.outputSchema?.type, tool.name).toBe("object");
+      walk(tool.inputSchema, `${tool.name}.inputSchema`);
+      walk(tool.outputSchema, `${tool.name}.outputSchema`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("answers every call and failure with structured content that its output schema accepts (Ajv, JSON Schema 2020-12)", async () => {
+    const { tools } = await client.listTools();
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    formats.default(ajv);
+    const validators = new Map(tools.map((tool) => [tool.name, ajv.compile(tool.outputSchema!)]));
+    for (const { tool, args } of [...CALLS, ...FAILURES]) {
+      const result = await client.callTool({ name: tool, arguments: args });
+      const validate = validators.get(tool)!;
+      expect(validate(result.structuredContent), `${tool} ${JSON.stringify(args)}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    }
+    // And a schema is no formality: a success body with a field taken away fails it.
+    const body = (await client.callTool({ name: "get_course", arguments: { course_id: 1 } })).structuredContent as Record<string, any>;
+    const { school: _school, ...rest } = body.data;
+    expect(validators.get("get_course")!({ ...body, data: rest })).toBe(false);
+  });
+
+  it("refuses an unknown tool with -32602 naming it, and an argument of the wrong JSON type as a tool error naming it", async () => {
+    await expect(client.callTool({ name: "drop_tables", arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("unknown tool: drop_tables"),
+    });
+    const wrong = await client.callTool({ name: "list_courses", arguments: { page: true } });
+    expect(wrong.isError).toBe(true);
+    expect(wrong.structuredContent).toEqual({ success: false, error: "page must be an integer" });
+    const list = await client.callTool({ name: "list_courses", arguments: { q: ["a"] } });
+    expect(list.structuredContent).toEqual({ success: false, error: "q must be a string" });
+    // null is "not given", as an empty REST parameter is.
+    const absent = await client.callTool({ name: "list_courses", arguments: { page: null, page_size: 1 } });
+    expect((absent.structuredContent as { page: number }).page).toBe(1);
   });
 
   it.each(CALLS)("$tool answers exactly the body of GET $path", async ({ tool, args, path }) => {

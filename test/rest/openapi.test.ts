@@ -5,7 +5,7 @@ import { committedExamples } from "../../rest/example-file.js";
 import { collectExamples } from "../../rest/examples.js";
 import { buildOpenApi, DEFAULT_SERVER, OPENAPI_FILE } from "../../rest/openapi.js";
 import { integer, oneOf, text } from "../../rest/params.js";
-import { ROUTES, type Route } from "../../rest/routes.js";
+import { ROUTES } from "../../rest/routes.js";
 import { canaryExport } from "../support/canary.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 import { OpenApiChecker, resolvePointer, restClient, type RestClient } from "./support.js";
@@ -173,13 +173,13 @@ describe("rest/openapi.json", () => {
     expect(schemas.PackVersion.properties.published_at).toMatchObject({ type: "string", format: "date-time" });
     expect(schemas.Realtime.properties.observed_at_utc).toMatchObject({ type: ["string", "null"], format: "date-time" });
     expect(schemas.Daily.properties.date_local).toMatchObject({ type: "string", format: "date" });
-    expect(schemas.Pack.properties.asset_type.enum).toEqual(["skill", "channel_template", "quiz_bank", "survey_bank", "ai_task"]);
+    expect(schemas.Pack.properties.asset_type.enum).toEqual(["ai_task", "channel_template", "quiz_bank", "skill", "survey_bank"]);
     expect(schemas.Pack.properties.education_level.enum).toEqual([
-      "university",
-      "high_school",
-      "junior_high",
       "elementary",
       "general",
+      "high_school",
+      "junior_high",
+      "university",
       null,
     ]);
     expect(schemas.Conference.properties.relationship.enum).toEqual(["participated", "watching"]);
@@ -245,11 +245,6 @@ describe("rest/openapi.json", () => {
     expect(
       valid("History", { school, days: 30, day_boundary: "school local timezone", data_sources: [], daily: [{ ...daily, extra: 1 }] }),
     ).toBe(false);
-  });
-
-  it("a route with no response schema stops the build with a clear error", () => {
-    const route = { ...ROUTES[0]!, path: "/api/v1/unheard_of" } as Route;
-    expect(() => buildOpenApi([...ROUTES, route])).toThrow("no response schema for route /api/v1/unheard_of");
   });
 
   it("parameter rules carry their OpenAPI schema", () => {

@@ -4,8 +4,9 @@ import { roundHalfAwayFromZero, truncateDecimals } from "./rounding.js";
 export type AqiStandard = "EPA" | "MOENV";
 /** Pollutants with breakpoint tables here (24-hour / real-time particulate means, µg/m³). */
 export type AqiPollutant = "pm25" | "pm10";
-/** The six AQI category names, in English, shared by both standards. */
-export type AqiCategory = "Good" | "Moderate" | "Unhealthy for Sensitive Groups" | "Unhealthy" | "Very Unhealthy" | "Hazardous";
+/** The six AQI category names, in English, shared by both standards, from the cleanest. */
+export const AQI_CATEGORIES = ["Good", "Moderate", "Unhealthy for Sensitive Groups", "Unhealthy", "Very Unhealthy", "Hazardous"] as const;
+export type AqiCategory = (typeof AQI_CATEGORIES)[number];
 
 /** One row of a breakpoint table: concentrations [cLo, cHi] map linearly onto indices [iLo, iHi]. */
 export interface AqiBand {

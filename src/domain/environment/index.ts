@@ -6,6 +6,7 @@ export { EARTH_RADIUS_M, haversineMeters } from "./geo.js";
 export { idw, type IdwResult } from "./idw.js";
 export {
   AQI_BREAKPOINTS,
+  AQI_CATEGORIES,
   aqiCategory,
   aqiFromConcentrations,
   standardForCountry,

@@ -4,21 +4,26 @@
  * tools answer through the same RestApi as `/api/v1`, in-process, with the
  * request's context. Keys and limits are checked before (useApiKeys).
  *
- * A server with its 11 tools costs 0.8 ms of CPU to build, about a quarter of
- * a tool call, and answers one request at a time; so servers are built once
- * and kept between requests, each bound to the request it serves for as long
- * as it serves it.
+ * Both protocol eras are served: 2026-07-28 (stateless by design:
+ * `server/discover`, the `Mcp-*` headers, `resultType` and cache hints, all
+ * done by the SDK's `createMcpHandler`) and the 2025 revisions (`initialize`,
+ * through the stateless streamable HTTP transport). Each request gets a
+ * server of its own; its tool definitions are built once (tools.ts).
  */
 import { requestIdOf } from "../plugins/access-log.js";
 import { jsonAnswer } from "../refusal.js";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  Server,
+  specTypeSchemas,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import type { Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
 import type { RestApi } from "../../rest/api.js";
 import type { Context } from "../context.js";
-import { type RouteCaller, SERVER_OPTIONS, serveTools } from "./tools.js";
+import { SERVER_OPTIONS, serveTools } from "./tools.js";
 
 export interface McpOptions {
   /** The v1 operations the tools mirror. */
@@ -70,51 +75,49 @@ export function useMcpOrigins(options: McpOriginOptions = {}): Plugin {
   };
 }
 
-/** Servers kept for the next requests, at most; more are built when more requests are in flight. */
-const IDLE_SERVERS = 32;
-
-/** A server with every tool registered, and the calls of the request it is serving (none between requests). */
-interface Served {
-  server: Server;
-  call: RouteCaller | undefined;
-}
-
 export function useMcp(options: McpOptions): Plugin {
   const info = options.info ?? { name: "public-data-api", version: "1.0.0" };
-  const idle: Served[] = [];
-  const build = (): Served => {
+  const contexts = new WeakMap<Request, Context>();
+  /** A server for one request, whose tools answer with that request's context. */
+  const serverFor = (request: Request | undefined): Server => {
     const server = new Server(info, SERVER_OPTIONS);
-    const served: Served = { server, call: undefined };
+    const context = request ? contexts.get(request) : undefined;
     serveTools(server, options.api.routes, options.api.schemas, (route, args) => {
-      if (!served.call) throw new Error("MCP tool called outside a request");
-      return served.call(route, args);
+      if (!context || !request) throw new Error("MCP tool called outside a request");
+      return options.api.answer(route, args, context, (error) =>
+        options.log?.error({ err: error, tool: route.tool, requestId: requestIdOf(request) }, "MCP tool failed"),
+      );
     });
-    return served;
+    return server;
+  };
+  // 2026-07-28: the SDK's per-request entry. Its answers are JSON: a tool sends nothing before its result.
+  const modern = createMcpHandler(({ requestInfo }) => serverFor(requestInfo), {
+    legacy: "reject",
+    maxRequestBodySize: MAX_BODY_BYTES,
+  });
+  // 2025-era requests: the stateless streamable HTTP transport, answering in JSON too (the entry's own
+  // fallback would answer in event streams).
+  const legacy = async (request: Request, parsedBody: unknown): Promise<Response> => {
+    const server = serverFor(request);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody });
+    } finally {
+      await server.close().catch(() => undefined);
+    }
   };
   return {
     async onRequest({ request, url, endResponse }) {
       if (url.pathname !== "/mcp") return;
-      // Refuse what the SDK would answer badly before a server takes it.
+      // Refuse what the SDK would answer badly before it takes the request.
       const screened = request.method === "POST" ? await screen(request) : { ok: true as const, body: undefined };
       if (!screened.ok) return endResponse(screened.response);
-      const context = await options.context(request);
-      const served = idle.pop() ?? build();
-      served.call = (route, args) =>
-        options.api.answer(route, args, context, (error) =>
-          options.log?.error({ err: error, tool: route.tool, requestId: requestIdOf(request) }, "MCP tool failed"),
-        );
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      try {
-        await served.server.connect(transport);
-        endResponse(
-          await inFull(await transport.handleRequest(request, screened.body === undefined ? undefined : { parsedBody: screened.body })),
-        );
-      } finally {
-        served.call = undefined;
-        // Closed (its transport let go) before another request may take it.
-        await served.server.close().catch(() => undefined);
-        if (idle.length < IDLE_SERVERS) idle.push(served);
-      }
+      contexts.set(request, await options.context(request));
+      const answer = (await isLegacyRequest(request, screened.body))
+        ? await legacy(request, screened.body)
+        : await modern.fetch(request, screened.body === undefined ? {} : { parsedBody: screened.body });
+      endResponse(await inFull(answer));
     },
   };
 }
@@ -162,9 +165,13 @@ async function screen(request: Request): Promise<{ ok: true; body: unknown } | {
   }
   const message = body as { id?: unknown; method?: unknown };
   if (message?.method === "tools/call") {
-    const parsed = CallToolRequestSchema.safeParse(message);
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "message"}: ${issue.message}`);
+    const checked = specTypeSchemas.CallToolRequest["~standard"].validate(message);
+    if (checked instanceof Promise) throw new Error("the SDK's CallToolRequest schema is asynchronous");
+    if (checked.issues) {
+      const problems = checked.issues.map((issue) => {
+        const path = (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
+        return `${path || "message"}: ${issue.message}`;
+      });
       return { ok: false, response: rpcError(200, message.id, -32602, `invalid params: ${problems.join("; ")}`) };
     }
   }

@@ -4,10 +4,12 @@
  * the running gateway's REST API at UEDU_API_BASE_URL with UEDU_API_KEY, so
  * calls count against that key's limits like any other.
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { Server } from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import type { Answer } from "../../rest/api.js";
 import { loadOperations } from "../../rest/operations.js";
-import { ROUTES } from "../../rest/routes.js";
+import type { RawArgs } from "../../rest/params.js";
+import { ROUTES, type Route } from "../../rest/routes.js";
 import { deriveSchemas } from "../../rest/schemas.js";
 import { commandLine } from "../cli/args.js";
 import { schema } from "../schema/index.js";
@@ -31,8 +33,10 @@ if (!key) {
   process.exit(2);
 }
 
-const server = new Server({ name: "public-data-api", version: "1.0.0" }, SERVER_OPTIONS);
-serveTools(server, ROUTES, deriveSchemas(schema, loadOperations(schema), ROUTES), async (route, args) => {
+const schemas = deriveSchemas(schema, loadOperations(schema), ROUTES);
+
+/** Answers one tool call with the gateway's REST answer to its twin. */
+async function callGateway(route: Route, args: RawArgs): Promise<Answer> {
   const query = new URLSearchParams();
   for (const name of Object.keys(route.query)) if (args[name] !== undefined) query.set(name, String(args[name]));
   const url =
@@ -45,5 +49,11 @@ serveTools(server, ROUTES, deriveSchemas(schema, loadOperations(schema), ROUTES)
   } catch (error) {
     return { status: 502, body: { success: false, error: `gateway unreachable at ${base}: ${(error as Error).message}` } };
   }
+}
+
+// One server per connection, of whichever era the client opens with (2025 `initialize` or 2026 `server/discover`).
+serveStdio(() => {
+  const server = new Server({ name: "public-data-api", version: "1.0.0" }, SERVER_OPTIONS);
+  serveTools(server, ROUTES, schemas, callGateway);
+  return server;
 });
-await server.connect(new StdioServerTransport());

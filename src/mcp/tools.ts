@@ -10,8 +10,7 @@
  * only a subset of JSON Schema: no reference, and one `type` per schema (a
  * value that may be null is `anyOf` the type and null).
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode, type Server, type ServerOptions, type Tool } from "@modelcontextprotocol/server";
 import type { Answer } from "../../rest/api.js";
 import { failure } from "../../rest/envelope.js";
 import { pathParamSchema, type RawArgs, type RawValue } from "../../rest/params.js";
@@ -21,22 +20,23 @@ import { type DerivedSchemas, FAILURE_SCHEMA, type Json, standalone } from "../.
 /** Answers one route call given its arguments by REST parameter name. */
 export type RouteCaller = (route: Route, args: RawArgs) => Promise<Answer>;
 
-/** What the server offers: tools only, a list that changes only with a deploy, and what they are for. */
-export const SERVER_OPTIONS = {
+/** How long a client may keep the tool list: it changes only with a deploy. */
+const TOOL_LIST_TTL_MS = 3_600_000;
+
+/**
+ * What the server offers: tools only, whose list changes only with a deploy
+ * and is the same for every key (so any cache may keep it for an hour, the
+ * 2026-07-28 cache hints), and what they are for.
+ */
+export const SERVER_OPTIONS: ServerOptions = {
   capabilities: { tools: { listChanged: false } },
+  cacheHints: {
+    "tools/list": { ttlMs: TOOL_LIST_TTL_MS, cacheScope: "public" },
+    "server/discover": { ttlMs: TOOL_LIST_TTL_MS, cacheScope: "public" },
+  },
   instructions:
     "Public data of an online learning platform: universities, public courses, course statistics, papers, conferences, school environment (air quality and weather) and public hub Packs. Each tool mirrors one GET of the v1 REST API and returns its JSON body.",
 };
-
-/** A tool as `tools/list` describes it. */
-export interface ToolDefinition {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: Json;
-  outputSchema: Json;
-  annotations: { title: string; readOnlyHint: true; destructiveHint: false; idempotentHint: true; openWorldHint: false };
-}
 
 /**
  * `schema` in the portable form: a `type` that lists `null` beside another
@@ -73,7 +73,7 @@ function inputSchema(route: Route): Json {
 }
 
 /** The tools of `routes`, in the routes' order, with their schemas. */
-function toolDefinitions(routes: readonly Route[], schemas: DerivedSchemas): ToolDefinition[] {
+function toolDefinitions(routes: readonly Route[], schemas: DerivedSchemas): Tool[] {
   return routes.map((route) => {
     const body = schemas.bodies.get(route.operation);
     if (!body) throw new Error(`tool ${route.tool}: no schema derived for operation ${route.operation}`);
@@ -81,13 +81,13 @@ function toolDefinitions(routes: readonly Route[], schemas: DerivedSchemas): Too
       name: route.tool,
       title: route.description,
       description: `${route.description} Mirrors GET ${route.path}; returns its JSON body.`,
-      inputSchema: portable(inputSchema(route)),
+      inputSchema: portable(inputSchema(route)) as Tool["inputSchema"],
       // Failures carry their REST body too (with isError), so a client that checks every result finds it valid.
       outputSchema: portable({
         type: "object",
         description: `The body of GET ${route.path}: the ${body.name} envelope, or a failure (then isError is true).`,
         anyOf: [standalone(body.schema, schemas.components), FAILURE_SCHEMA],
-      }),
+      }) as Tool["outputSchema"],
       annotations: { title: route.description, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     };
   });
@@ -111,15 +111,25 @@ function rawArgs(route: Route, given: Record<string, unknown>): { ok: true; args
   return { ok: true, args };
 }
 
+/** The tool definitions made for each set of schemas: a server is built per request, its tools once. */
+const made = new WeakMap<DerivedSchemas, Tool[]>();
+
 /** Answers `tools/list` and `tools/call` on `server` for `routes`, calling them through `call`. */
 export function serveTools(server: Server, routes: readonly Route[], schemas: DerivedSchemas, call: RouteCaller): void {
-  const tools = toolDefinitions(routes, schemas);
+  let tools = made.get(schemas);
+  if (!tools) {
+    tools = toolDefinitions(routes, schemas);
+    made.set(schemas, tools);
+  }
   const byName = new Map(routes.map((route) => [route.tool, route]));
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler("tools/list", () => ({ tools }));
+  server.setRequestHandler("tools/call", async (request) => {
     const route = byName.get(request.params.name);
     if (!route) {
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}; tools/list names the ${tools.length} tools`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `unknown tool: ${request.params.name}; tools/list names the ${tools.length} tools`,
+      );
     }
     const args = rawArgs(route, request.params.arguments ?? {});
     const answer: Answer = args.ok ? await call(route, args.args) : { status: 400, body: failure(args.message) };

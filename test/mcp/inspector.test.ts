@@ -1,6 +1,6 @@
 /**
  * The official MCP Inspector's command line (`@modelcontextprotocol/inspector`)
- * against a gateway on a real socket, with keys: it lists the tools with
+ * against a gateway on a real socket, with keys, in both protocol eras: it lists the tools with
  * `--strict` (its check that tool schemas are portable to clients that read
  * only part of JSON Schema) and finds nothing; it calls every tool, checking
  * each result against the tool's output schema as its client does; and
@@ -30,6 +30,8 @@ const CLI = join(
   "build",
   "index.js",
 );
+/** The protocol eras the inspector negotiates: 2025 (`initialize`) and 2026-07-28 (`server/discover`). */
+const ERAS = ["legacy", "modern"] as const;
 /** The inspector's exit codes (its `EXIT_CODES`). */
 const EXIT = { ok: 0, authRequired: 3, toolError: 5, schemaUnportable: 6 };
 
@@ -73,39 +75,49 @@ function inspector(args: string[], withKey = true): Promise<Run> {
 }
 
 describe("the MCP Inspector (2.x CLI)", () => {
-  it("lists the 11 tools with --strict and finds no portability problem", async () => {
-    const run = await inspector(["--method", "tools/list", "--strict"]);
-    expect(run.stderr).not.toMatch(/Warning|Error:|Schema portability/);
-    expect(run.code, run.stderr).toBe(EXIT.ok);
-    const out = JSON.parse(run.stdout) as { result: { tools: { name: string }[] }; schemaFindings?: unknown };
-    expect(out.schemaFindings).toBeUndefined();
-    expect(out.result.tools).toHaveLength(11);
-  }, 90_000);
+  it.each(ERAS)(
+    "lists the 11 tools with --strict and finds no portability problem (%s era)",
+    async (era) => {
+      const run = await inspector(["--protocol-era", era, "--method", "tools/list", "--strict"]);
+      expect(run.stderr).not.toMatch(/Warning|Error:|Schema portability/);
+      expect(run.code, run.stderr).toBe(EXIT.ok);
+      const out = JSON.parse(run.stdout) as { result: { tools: { name: string }[] }; schemaFindings?: unknown };
+      expect(out.schemaFindings).toBeUndefined();
+      expect(out.result.tools).toHaveLength(11);
+    },
+    90_000,
+  );
 
-  it("calls every tool, and each result passes its output schema", async () => {
-    const calls: [string, Record<string, unknown>][] = [
-      ["list_universities", {}],
-      ["list_courses", { page_size: 2, page: 1 }],
-      ["get_course", { course_id: 1 }],
-      ["get_course_stats", { group_by: "year" }],
-      ["list_papers", {}],
-      ["list_conferences", {}],
-      ["get_school_environment", { school_ref: "NTU" }],
-      ["get_school_environment_history", { school_ref: "NTU", days: 3 }],
-      ["get_environment_snapshot", { limit: 2 }],
-      ["list_hub_packs", { sort: "stars" }],
-      ["get_hub_pack", { pack_id: "pk_public" }],
-    ];
-    const runs = await Promise.all(
-      calls.map(([tool, args]) => inspector(["--method", "tools/call", "--tool-name", tool, "--tool-args-json", JSON.stringify(args)])),
-    );
-    for (const [i, run] of runs.entries()) {
-      expect(run.code, `${calls[i]![0]}: ${run.stderr}`).toBe(EXIT.ok);
-      const { result } = JSON.parse(run.stdout) as { result: { structuredContent: { success: boolean }; isError?: boolean } };
-      expect(result.isError, calls[i]![0]).toBeFalsy();
-      expect(result.structuredContent.success).toBe(true);
-    }
-  }, 120_000);
+  it.each(ERAS)(
+    "calls every tool, and each result passes its output schema (%s era)",
+    async (era) => {
+      const calls: [string, Record<string, unknown>][] = [
+        ["list_universities", {}],
+        ["list_courses", { page_size: 2, page: 1 }],
+        ["get_course", { course_id: 1 }],
+        ["get_course_stats", { group_by: "year" }],
+        ["list_papers", {}],
+        ["list_conferences", {}],
+        ["get_school_environment", { school_ref: "NTU" }],
+        ["get_school_environment_history", { school_ref: "NTU", days: 3 }],
+        ["get_environment_snapshot", { limit: 2 }],
+        ["list_hub_packs", { sort: "stars" }],
+        ["get_hub_pack", { pack_id: "pk_public" }],
+      ];
+      const runs = await Promise.all(
+        calls.map(([tool, args]) =>
+          inspector(["--protocol-era", era, "--method", "tools/call", "--tool-name", tool, "--tool-args-json", JSON.stringify(args)]),
+        ),
+      );
+      for (const [i, run] of runs.entries()) {
+        expect(run.code, `${calls[i]![0]}: ${run.stderr}`).toBe(EXIT.ok);
+        const { result } = JSON.parse(run.stdout) as { result: { structuredContent: { success: boolean }; isError?: boolean } };
+        expect(result.isError, calls[i]![0]).toBeFalsy();
+        expect(result.structuredContent.success).toBe(true);
+      }
+    },
+    120_000,
+  );
 
   it("reports a failure as a tool error with the REST body", async () => {
     const run = await inspector(["--method", "tools/call", "--tool-name", "list_courses", "--tool-args-json", '{"page_size":0}']);

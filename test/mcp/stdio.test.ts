@@ -4,6 +4,8 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Client as ModernClient } from "@modelcontextprotocol/client";
+import { StdioClientTransport as ModernStdio } from "@modelcontextprotocol/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -47,7 +49,7 @@ async function connect(env: Record<string, string>) {
 }
 
 describe("MCP over stdio", () => {
-  it("answers a tool with the REST body, using the key from UEDU_API_KEY", async () => {
+  it("answers a tool with the REST body, using the key from UEDU_API_KEY (a 2025 client: initialize)", async () => {
     const client = await connect({ UEDU_API_KEY: key, UEDU_API_BASE_URL: base });
     try {
       const result = await client.callTool({ name: "get_course", arguments: { course_id: 1 } });
@@ -57,6 +59,28 @@ describe("MCP over stdio", () => {
       const missing = await client.callTool({ name: "get_course", arguments: { course_id: 2 } });
       expect(missing.isError).toBe(true);
       expect(missing.structuredContent).toEqual({ success: false, error: "course_id 2 not found" });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it("speaks 2026-07-28 to a client that asks for it (server/discover, no initialize)", async () => {
+    const client = new ModernClient({ name: "modern", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await client.connect(
+      new ModernStdio({
+        command: "node_modules/.bin/tsx",
+        args: ["src/mcp/stdio.ts"],
+        env: { PATH: process.env.PATH ?? "", UEDU_API_KEY: key, UEDU_API_BASE_URL: base },
+        stderr: "pipe",
+      }),
+    );
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+      const { tools } = await client.listTools();
+      expect(tools).toHaveLength(11);
+      const result = await client.callTool({ name: "get_course", arguments: { course_id: 1 } });
+      const twin = await (await fetch(`${base}/api/v1/courses/1`, { headers: { authorization: `Bearer ${key}` } })).json();
+      expect(result.structuredContent).toEqual(twin);
     } finally {
       await client.close();
     }

@@ -12,6 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import formats from "ajv-formats";
+import { getNamedType, isEnumType, isNonNullType, Kind, typeFromAST } from "graphql";
 import { createYoga } from "graphql-yoga";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RestApi } from "../../rest/api.js";
@@ -198,5 +199,43 @@ describe("portable schemas", () => {
     expect(body.properties.items.items.properties.realtime.properties.aqi_status.enum).toContain("Unhealthy for Sensitive Groups");
     expect(() => standalone({ $ref: "#/components/schemas/Nothing" }, {})).toThrow("unresolved reference");
     expect(FAILURE_SCHEMA.required).toEqual(["success", "error"]);
+  });
+});
+
+describe("the REST parameters and the GraphQL variables they feed", () => {
+  it("agree for every route: integers are Int, texts String, choices the same enum values, optional ones nullable", () => {
+    const operations = loadOperations(schema);
+    const problems: string[] = [];
+    for (const route of ROUTES) {
+      const operation = operations.get(route.operation)!.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION)!;
+      const declared = new Map(operation.variableDefinitions?.map((v) => [v.variable.name.value, typeFromAST(schema, v.type as never)!]));
+      // Each parameter as a value of its own, to see which variable it becomes.
+      const names = [...Object.keys(route.pathParams), ...Object.keys(route.query)];
+      const marks = Object.fromEntries(names.map((name) => [name, Symbol(name)]));
+      const variables = route.variables(marks as never);
+      for (const name of names) {
+        const variable = Object.keys(variables).find((v) => variables[v] === marks[name]);
+        const type = variable === undefined ? undefined : declared.get(variable);
+        const where = `${route.path} ${name}`;
+        if (!type) {
+          problems.push(`${where}: feeds no declared variable`);
+          continue;
+        }
+        const named = getNamedType(type);
+        const rule = route.query[name];
+        const kind = rule ? rule.schema.type : route.pathParams[name];
+        const values = rule?.schema.enum as string[] | undefined;
+        if (kind === "integer" && named.name !== "Int") problems.push(`${where}: an integer fed to ${type}`);
+        if (kind === "string" && !values && named.name !== "String") problems.push(`${where}: a text fed to ${type}`);
+        if (values) {
+          const graphql = isEnumType(named) ? named.getValues().map((v) => v.name) : [];
+          if ([...values].sort().join() !== graphql.sort().join()) problems.push(`${where}: ${values} against ${type} (${graphql})`);
+        }
+        // A parameter that may be absent (no default) must feed a nullable variable.
+        const absentable = rule !== undefined && rule.schema.default === undefined;
+        if (absentable && isNonNullType(type)) problems.push(`${where}: optional, but ${type} is required`);
+      }
+    }
+    expect(problems).toEqual([]);
   });
 });

@@ -13,6 +13,8 @@ export interface Case {
   /** Path and query. */
   path: string;
   body?: string;
+  /** Headers of its own, besides the key and (for a POST) the JSON content type. */
+  headers?: Record<string, string>;
   /** The bare handler answers it too. */
   bare?: boolean;
   /** Connection counts it is driven at (the run's list when unset). */
@@ -31,6 +33,25 @@ const NESTED = JSON.stringify({
 
 const mcpCall = (name: string, args: Record<string, unknown>) =>
   JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
+
+/** A 2026-07-28 tool call: the envelope in `_meta`, and the headers that must agree with it. */
+const modernMcpCall = (name: string, args: Record<string, unknown>): Pick<Case, "body" | "headers"> => ({
+  body: JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: {
+      name,
+      arguments: args,
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
+  }),
+  headers: { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name },
+});
 
 /** The cases, given a course id and a Pack id that exist in the demo data, and a title word to search for. */
 export function cases(ids: { course: number; pack: string; word: string; school: string }): Case[] {
@@ -55,6 +76,13 @@ export function cases(ids: { course: number; pack: string; word: string; school:
     get("op 11 pack", "demo", `/api/v1/hub/packs/${ids.pack}`),
     { name: "GraphQL nested", dataset: "demo", method: "POST", path: "/graphql", body: NESTED },
     { name: "MCP tools/call", dataset: "demo", method: "POST", path: "/mcp", body: mcpCall("list_courses", { page_size: 20 }) },
+    {
+      name: "MCP 2026-07-28 tools/call",
+      dataset: "demo",
+      method: "POST",
+      path: "/mcp",
+      ...modernMcpCall("list_courses", { page_size: 20 }),
+    },
     // Growth: the same operations on 1,000 and 100,000 courses, and on 2.8 M observations.
     get("op 2 courses", "courses-1k", "/api/v1/courses", growth),
     get("op 2 courses q", "courses-1k", `/api/v1/courses?q=${encodeURIComponent(ids.word)}`, growth),

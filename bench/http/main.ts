@@ -133,6 +133,7 @@ const loadOf = (base: string, c: Case, key?: string): Load => ({
   headers: {
     ...(key ? { Authorization: `Bearer ${key}` } : {}),
     ...(c.method === "POST" ? { "Content-Type": "application/json", Accept: "application/json, text/event-stream" } : {}),
+    ...c.headers,
   },
   ...(c.body === undefined ? {} : { body: c.body }),
 });

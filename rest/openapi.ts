@@ -18,18 +18,12 @@ import { committedExamples, type Example } from "./example-file.js";
 import { loadOperations, OPERATIONS_DIR } from "./operations.js";
 import { pathParamSchema } from "./params.js";
 import { PATH_PARAM_DESCRIPTIONS, type Route, ROUTES } from "./routes.js";
-import { type BodySchema, deriveSchemas, FAILURE_SCHEMA, type Json } from "./schemas.js";
+import { type BodySchema, deriveSchemas, FAILURE_SCHEMA, type Json, ref, strictObject } from "./schemas.js";
 
 export { OPENAPI_FILE } from "./plugin.js";
 
-const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 const text = (description: string, extra: Json = {}): Json => ({ type: "string", description, ...extra });
 const count = (description: string, minimum = 0): Json => ({ type: "integer", minimum, description });
-
-/** A strict object: every property required, no other property allowed. */
-function object(description: string, properties: Record<string, Json>): Json {
-  return { type: "object", description, additionalProperties: false, required: Object.keys(properties), properties };
-}
 
 const TAGS: Record<string, { name: string; description: string }> = {
   universities: { name: "Schools", description: "Universities on the platform." },
@@ -325,30 +319,30 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES, operationsDir = 
       },
       schemas: withoutClash(derived.components, {
         Failure: FAILURE_SCHEMA,
-        InternalFailure: object("Failure envelope of an unexpected failure.", {
+        InternalFailure: strictObject("Failure envelope of an unexpected failure.", {
           success: { type: "boolean", const: false },
           error: { type: "string", const: "internal error" },
         }),
-        UnavailableFailure: object("Failure envelope while the database cannot answer.", {
+        UnavailableFailure: strictObject("Failure envelope while the database cannot answer.", {
           success: { type: "boolean", const: false },
           error: { type: "string", const: UNAVAILABLE_MESSAGE },
         }),
-        RootResponse: object("The API root.", {
+        RootResponse: strictObject("The API root.", {
           success: { type: "boolean", const: true },
-          data: object("What the API is and how to use it.", {
+          data: strictObject("What the API is and how to use it.", {
             name: text("Name of the API."),
             version: { type: "string", const: "v1" },
             graphql: { type: "string", const: "/graphql", description: "Path of the GraphQL endpoint." },
             mcp: { type: "string", const: "/mcp", description: "Path of the MCP endpoint." },
             auth: { type: "string", const: "Authorization: Bearer <API_KEY>", description: "How to send the key." },
-            limits: object("Default limits of a key.", {
+            limits: strictObject("Default limits of a key.", {
               per_minute: count("Requests per minute.", 1),
               per_day: count("Requests per day.", 1),
             }),
             endpoints: {
               type: "array",
               description: "Every operation, its path written as in this document.",
-              items: object("An operation.", {
+              items: strictObject("An operation.", {
                 method: { type: "string", const: "GET" },
                 path: text("Path, as in this document.", { pattern: "^/api/v1/" }),
                 description: text("What it returns."),
@@ -358,9 +352,9 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES, operationsDir = 
             attribution: text("How to attribute data obtained through the API."),
           }),
         }),
-        Health: object("Liveness.", { status: { type: "string", const: "ok" } }),
-        Ready: object("Readiness.", { status: { type: "string", const: "ready" } }),
-        NotReady: object("Not ready, and why.", { status: { type: "string", const: "not ready" }, reason: text("Why.") }),
+        Health: strictObject("Liveness.", { status: { type: "string", const: "ok" } }),
+        Ready: strictObject("Readiness.", { status: { type: "string", const: "ready" } }),
+        NotReady: strictObject("Not ready, and why.", { status: { type: "string", const: "not ready" }, reason: text("Why.") }),
       }),
     },
   };

@@ -55,7 +55,8 @@ export interface DerivedSchemas {
 }
 
 const REF_PREFIX = "#/components/schemas/";
-const ref = (name: string): Json => ({ $ref: `${REF_PREFIX}${name}` });
+/** A reference to the named schema `name`. */
+export const ref = (name: string): Json => ({ $ref: `${REF_PREFIX}${name}` });
 
 /** The JSON types of GraphQL's own scalars. */
 const BUILT_IN: Record<string, Json> = {
@@ -67,7 +68,7 @@ const BUILT_IN: Record<string, Json> = {
 };
 
 /** A strict object: every property required, no other property allowed. */
-function strictObject(description: string | null | undefined, properties: Record<string, Json>): Json {
+export function strictObject(description: string | null | undefined, properties: Record<string, Json>): Json {
   return {
     type: "object",
     ...(description ? { description } : {}),

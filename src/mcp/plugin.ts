@@ -23,7 +23,7 @@ import type { Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
 import type { RestApi } from "../../rest/api.js";
 import type { Context } from "../context.js";
-import { SERVER_OPTIONS, serveTools } from "./tools.js";
+import { SERVER_INFO, SERVER_OPTIONS, serveTools } from "./tools.js";
 
 export interface McpOptions {
   /** The v1 operations the tools mirror. */
@@ -76,7 +76,7 @@ export function useMcpOrigins(options: McpOriginOptions = {}): Plugin {
 }
 
 export function useMcp(options: McpOptions): Plugin {
-  const info = options.info ?? { name: "public-data-api", version: "1.0.0" };
+  const info = options.info ?? SERVER_INFO;
   const contexts = new WeakMap<Request, Context>();
   /** A server for one request, whose tools answer with that request's context. */
   const serverFor = (request: Request | undefined): Server => {

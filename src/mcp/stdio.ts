@@ -13,7 +13,7 @@ import { ROUTES, type Route } from "../../rest/routes.js";
 import { deriveSchemas } from "../../rest/schemas.js";
 import { commandLine } from "../cli/args.js";
 import { schema } from "../schema/index.js";
-import { SERVER_OPTIONS, serveTools } from "./tools.js";
+import { SERVER_INFO, SERVER_OPTIONS, serveTools } from "./tools.js";
 
 commandLine({
   name: "mcp:stdio",
@@ -53,7 +53,7 @@ async function callGateway(route: Route, args: RawArgs): Promise<Answer> {
 
 // One server per connection, of whichever era the client opens with (2025 `initialize` or 2026 `server/discover`).
 serveStdio(() => {
-  const server = new Server({ name: "public-data-api", version: "1.0.0" }, SERVER_OPTIONS);
+  const server = new Server(SERVER_INFO, SERVER_OPTIONS);
   serveTools(server, ROUTES, schemas, callGateway);
   return server;
 });

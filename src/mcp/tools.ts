@@ -20,6 +20,9 @@ import { type DerivedSchemas, FAILURE_SCHEMA, type Json, standalone } from "../.
 /** Answers one route call given its arguments by REST parameter name. */
 export type RouteCaller = (route: Route, args: RawArgs) => Promise<Answer>;
 
+/** The server's name and version, as announced to clients over HTTP and stdio. */
+export const SERVER_INFO = { name: "public-data-api", version: "1.0.0" };
+
 /** How long a client may keep the tool list: it changes only with a deploy. */
 const TOOL_LIST_TTL_MS = 3_600_000;
 

@@ -11,18 +11,14 @@
  *   npm run bench:environment -- --pglite        # embedded PGlite (slower import)
  *   npm run bench:environment -- --days 30       # a smaller run
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Readable } from "node:stream";
-import pg from "pg";
 import { type CommandLine, commandLine, integerOption } from "../src/cli/args.js";
 import { createReadClient } from "../src/db/client.js";
-import { type Database, openDatabase } from "../src/db/driver.js";
 import { migrate } from "../src/db/migrate.js";
 import { Rng } from "../src/demo/random.js";
 import { importExport } from "../src/import/apply.js";
 import { createGateway } from "../src/server.js";
+import { benchDatabase } from "./database.js";
 import { benchReport } from "./report.js";
 import { taiwanScale } from "./taiwan.js";
 
@@ -84,37 +80,11 @@ function* exportChunks(): Generator<string> {
   yield "]}";
 }
 
-async function database(): Promise<Database & { drop?: () => Promise<void> }> {
-  if (values.pglite) {
-    // On disk, as `npm start` keeps it (an in-memory PGlite would count the whole database as RSS).
-    const dir = mkdtempSync(join(tmpdir(), "gw-bench-"));
-    const db = await openDatabase({ dataDir: dir });
-    return Object.assign(db, { drop: async () => rmSync(dir, { recursive: true, force: true }) });
-  }
-  const base = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
-  const name = `gw_bench_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ databaseUrl: url.toString() });
-  return Object.assign(db, {
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await c.end();
-    },
-  });
-}
-
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 
 async function main() {
   report.progress.phase("opening");
-  const db = await database();
+  const db = await benchDatabase(values.pglite);
   report.progress.phase("migrating");
   await migrate(db);
   const t0 = performance.now();
@@ -155,7 +125,7 @@ async function main() {
   });
   await prisma.$disconnect();
   await db.close();
-  await db.drop?.();
+  await db.drop();
 }
 
 await main();

@@ -20,5 +20,6 @@ if (!env.PRISMA_SCHEMA_ENGINE_BINARY || !existsSync(env.PRISMA_SCHEMA_ENGINE_BIN
 const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "node_modules", ".bin");
 env.PATH = [bin, env.PATH].filter(Boolean).join(delimiter);
 const cli = require.resolve("prisma/build/index.js");
-const result = spawnSync(process.execPath, [cli, "generate"], { stdio: "inherit", env });
+// Further arguments go to `prisma generate` (`--schema`, `--generator`).
+const result = spawnSync(process.execPath, [cli, "generate", ...process.argv.slice(2)], { stdio: "inherit", env });
 process.exit(result.status ?? 1);

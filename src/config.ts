@@ -57,6 +57,29 @@ export const VARIABLES = {
     "comma-separated origins like https://app.example.org, or unset",
   ),
   METRICS_PORT: variable(z.coerce.number().int().min(1).max(65_535).optional(), "an integer from 1 to 65,535, or unset (metrics on PORT)"),
+  PUBLIC_URL: variable(
+    z
+      .string()
+      .refine((value) => URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol) && new URL(value).pathname === "/")
+      .transform((value) => new URL(value).origin)
+      .optional(),
+    "a URL like https://data.example.org, or unset (http://HOST:PORT)",
+  ),
+  SESSION_SECRET: variable(z.string().min(32).optional(), "at least 32 characters, or unset (one made and kept in the database)"),
+  OIDC_ISSUER: url(["https:", "http:"], "https://id.example.org"),
+  OIDC_CLIENT_ID: variable(z.string().optional(), "the client id registered at the provider, or unset"),
+  OIDC_CLIENT_SECRET: variable(z.string().optional(), "the client's secret, or unset (a public client)"),
+  ACCOUNT_MAX_KEYS: integer(1, 1_000, 5),
+  ACCOUNT_KEY_CREATIONS_PER_HOUR: integer(1, 10_000, 10),
+  INGEST_CWA_URL: url(["https:", "http:"], "https://opendata.cwa.gov.tw/api/v1/rest/datastore/O-A0001-001"),
+  INGEST_CWA_KEY: variable(z.string().optional(), "the agency's API key, or unset"),
+  INGEST_MOENV_URL: url(["https:", "http:"], "https://data.moenv.gov.tw/api/v2/aqx_p_432?format=json"),
+  INGEST_MOENV_KEY: variable(z.string().optional(), "the agency's API key, or unset"),
+  INGEST_NWS_URL: url(["https:", "http:"], "https://api.weather.gov/stations/KSEA/observations"),
+  INGEST_AIRNOW_URL: url(["https:", "http:"], "https://www.airnowapi.org/aq/observation/current/ziplatlong/?format=application/json&…"),
+  INGEST_AIRNOW_KEY: variable(z.string().optional(), "the agency's API key, or unset"),
+  INGEST_FETCH_TIMEOUT_MS: integer(100, 600_000, 30_000),
+  INGEST_FETCH_RETRIES: integer(0, 10, 3),
   LOG_LEVEL: variable(
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     "fatal, error, warn, info, debug, trace or silent (default info)",
@@ -105,6 +128,26 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** A port of its own for `/metrics` (on `host`); undefined: `/metrics` is served on `port`. */
   metricsPort: number | undefined;
+  /** The origin the service is reached at: sign-in links and the OpenID Connect redirect are under it. */
+  publicUrl: string;
+  /** "My API Keys": sign-in, sessions and each account's keys. */
+  account: {
+    /** Seals session cookies; undefined: one is made and kept in the database. */
+    sessionSecret: string | undefined;
+    /** The identity provider, when OIDC_ISSUER and OIDC_CLIENT_ID are set. */
+    oidc: { issuer: string; clientId: string; clientSecret: string | undefined } | undefined;
+    maxKeys: number;
+    creationsPerHour: number;
+  };
+  /** Where `npm run ingest -- --fetch` gets each agency's payload, and how hard it tries. */
+  ingest: {
+    urls: Record<"cwa" | "moenv" | "nws" | "airnow", string | undefined>;
+    keys: Record<"cwa" | "moenv" | "airnow", string | undefined>;
+    /** Longest one attempt may take, answer included. */
+    timeoutMs: number;
+    /** Attempts after the first, after 0.5 s, 1 s, 2 s, … */
+    retries: number;
+  };
 }
 
 /**
@@ -124,6 +167,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       "invalid configuration: WEB_CONCURRENCY above 1 needs DATABASE_URL (the embedded database belongs to one process)",
     );
   }
+  if ((c.OIDC_ISSUER === undefined) !== (c.OIDC_CLIENT_ID === undefined) || (c.OIDC_CLIENT_SECRET && !c.OIDC_ISSUER)) {
+    throw new ConfigError("invalid configuration: OIDC_ISSUER and OIDC_CLIENT_ID go together (OIDC_CLIENT_SECRET only with them)");
+  }
+  const listenHost = c.HOST.includes(":") ? `[${c.HOST}]` : c.HOST;
   return {
     port: c.PORT,
     host: c.HOST,
@@ -141,5 +188,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: c.LOG_LEVEL,
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
     metricsPort: c.METRICS_PORT,
+    publicUrl: c.PUBLIC_URL ?? `http://${listenHost === "0.0.0.0" || listenHost === "[::]" ? "127.0.0.1" : listenHost}:${c.PORT}`,
+    account: {
+      sessionSecret: c.SESSION_SECRET,
+      oidc:
+        c.OIDC_ISSUER && c.OIDC_CLIENT_ID
+          ? { issuer: c.OIDC_ISSUER, clientId: c.OIDC_CLIENT_ID, clientSecret: c.OIDC_CLIENT_SECRET }
+          : undefined,
+      maxKeys: c.ACCOUNT_MAX_KEYS,
+      creationsPerHour: c.ACCOUNT_KEY_CREATIONS_PER_HOUR,
+    },
+    ingest: {
+      urls: { cwa: c.INGEST_CWA_URL, moenv: c.INGEST_MOENV_URL, nws: c.INGEST_NWS_URL, airnow: c.INGEST_AIRNOW_URL },
+      keys: { cwa: c.INGEST_CWA_KEY, moenv: c.INGEST_MOENV_KEY, airnow: c.INGEST_AIRNOW_KEY },
+      timeoutMs: c.INGEST_FETCH_TIMEOUT_MS,
+      retries: c.INGEST_FETCH_RETRIES,
+    },
   };
 }

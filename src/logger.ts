@@ -1,6 +1,7 @@
 /**
- * The process logger. Authorization headers are redacted wherever they
- * appear, so no API key reaches a log line.
+ * The process logger. Authorization and Cookie headers, keys, sign-in
+ * tokens and CSRF tokens are redacted wherever they appear, so no secret
+ * reaches a log line even if one is ever passed to it.
  */
 import { pino, type Logger } from "pino";
 
@@ -8,7 +9,18 @@ export function createLogger(level: string = process.env.LOG_LEVEL ?? "info"): L
   return pino({
     level,
     redact: {
-      paths: ["req.headers.authorization", "headers.authorization", "authorization", "key", "apiKey"],
+      paths: [
+        "req.headers.authorization",
+        "headers.authorization",
+        "authorization",
+        "key",
+        "apiKey",
+        "req.headers.cookie",
+        "headers.cookie",
+        "cookie",
+        "token",
+        "csrf",
+      ],
       censor: "[redacted]",
     },
   });

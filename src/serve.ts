@@ -22,6 +22,8 @@ import { claim, ownedMessage } from "./db/owner.js";
 import { demoExportChunks } from "./demo/index.js";
 import { importExport } from "./import/apply.js";
 import { KeyStore } from "./keys/store.js";
+import { OidcSignIn } from "./account/oidc.js";
+import { AccountSessions } from "./account/sessions.js";
 import { RateLimits } from "./limits/rate-limits.js";
 import { connectRedis } from "./limits/redis.js";
 import type { Logger } from "pino";
@@ -94,6 +96,8 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     }
   }
   const keys = new KeyStore(db);
+  // A key revoked or changed by any process (a page, a command) is forgotten here at once.
+  const keyChanges = await keys.follow(db);
   const commands = socketPath ? await serveCommands(socketPath, db, DATABASE_COMMANDS) : undefined;
 
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
@@ -104,6 +108,18 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     cluster: cluster.isWorker,
     onFallback: (error) => log.warn({ err: String(error) }, "rate limits answered by this process alone"),
   });
+  const account = {
+    sessions: new AccountSessions(db, { secret: await AccountSessions.secretOf(db, config.account.sessionSecret) }),
+    keys,
+    limits,
+    defaults: { perMinute: config.perMinute, perDay: config.perDay },
+    publicUrl: config.publicUrl,
+    oidc: config.account.oidc ? new OidcSignIn(config.account.oidc) : undefined,
+    maxKeys: config.account.maxKeys,
+    creationsPerHour: config.account.creationsPerHour,
+    redis,
+    log,
+  };
   const prisma = createReadClient(db);
   const answers = new AnswerCache({ ttlMs: config.responseCacheMs });
   await answers.follow(db);
@@ -120,6 +136,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     log,
     metrics: config.metricsPort === undefined,
     answers,
+    account,
   });
   const server = createHttpServer(gateway, { log });
   // With METRICS_PORT, /metrics has a listener of its own (kept off the public one by the operator's firewall).
@@ -157,6 +174,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     commands?.close();
     redis?.disconnect();
     await answers.close();
+    await keyChanges.close();
     await prisma.$disconnect().catch(() => undefined);
     await db.close().catch((error: unknown) => log.error({ err: String(error) }, "closing the database failed"));
     log.info("stopped");

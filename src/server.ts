@@ -28,6 +28,7 @@ import { useRestApi } from "../rest/plugin.js";
 import { schema } from "./schema/index.js";
 import { GRAPHIQL_OPTIONS, renderGraphiQLPage } from "./pages/graphiql.js";
 import { usePages } from "./pages/plugin.js";
+import { type AccountOptions, useAccount } from "./account/plugin.js";
 
 export interface GatewayOptions {
   /** The open database (for readiness checks). */
@@ -60,6 +61,8 @@ export interface GatewayOptions {
   metrics?: boolean;
   /** Where answers (REST, MCP and GraphQL) are kept for a short while; none: every call executes. */
   answers?: AnswerCache;
+  /** "My API Keys" under `/account/`; unset: those paths answer 404. */
+  account?: AccountOptions;
 }
 
 export type Gateway = YogaServerInstance<Record<string, unknown>, Context>;
@@ -97,6 +100,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       useMcpOrigins({ origins: options.corsOrigins, loopback: options.loopback }),
       useHealth({ db: options.db }),
       usePages({ limits }),
+      ...(options.account ? [useAccount(options.account)] : []),
       ...(guard ? [guard.plugin] : []),
       useRestApi({
         api,
@@ -121,6 +125,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 function routeOf(api: RestApi, path: string): string {
   if (path === METRICS_PATH) return path;
   const owner = ownerOf(path);
+  if (owner === "account") return path.replace(/\/\d+(?=\/|$)/g, "/{id}");
   if (owner !== "rest") return owner ? path : "(unknown)";
   if (path === "/api/v1" || path === "/api/v1/") return "/api/v1";
   return api.match(path)?.route.path ?? "(unknown)";

@@ -18,7 +18,7 @@ import { DEMO_UNIVERSITIES, demoExportChunks, Rng } from "../../src/demo/index.j
 import { buildHubPacks } from "../../src/demo/packs.js";
 import { importExport } from "../../src/import/apply.js";
 import { rebuildStationDays } from "../../src/import/daily.js";
-import { EXPORT_FORMAT } from "../../src/import/records.js";
+import { exportDocument } from "../../src/import/records.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { taiwanScale } from "../taiwan.js";
 
@@ -80,19 +80,7 @@ async function fill(db: Database, name: DatasetName, now: Date): Promise<void> {
 }
 
 function exportOf(now: Date, parts: Record<string, unknown[]>): Readable {
-  const body = {
-    format: EXPORT_FORMAT,
-    exported_at: now.toISOString(),
-    universities: [],
-    courses: [],
-    papers: [],
-    conferences: [],
-    hub_packs: [],
-    stations: [],
-    observations: [],
-    ...parts,
-  };
-  return Readable.from([JSON.stringify(body)]);
+  return Readable.from([JSON.stringify(exportDocument(now, parts))]);
 }
 
 /** A key the load cannot exhaust (its limits far above what a round sends). */

@@ -107,18 +107,23 @@ async function untilListening(socketPath: string, stillOwner: () => boolean, io:
   }
 }
 
-/** Runs a command in the owning gateway; resolves to its exit code. */
+/**
+ * Runs a command in the owning gateway; resolves to its exit code. `args` are
+ * the command line's: its input is opened here, and the gateway is sent them
+ * as `spec.sendArgs` rewrites them.
+ */
 export async function forward(
   socketPath: string,
   spec: CommandSpec,
-  args: string[],
+  commandLine: string[],
   io: CommandIO,
   stillOwner: () => boolean = () => true,
   startTimeoutMs = 180_000,
 ): Promise<number> {
   await untilListening(socketPath, stillOwner, io, startTimeoutMs);
-  const inputPath = spec.inputOf?.(args);
+  const inputPath = spec.inputOf?.(commandLine);
   const input = inputPath !== undefined ? await io.openInput(inputPath) : undefined;
+  const args = spec.sendArgs?.(commandLine) ?? commandLine;
   return new Promise<number>((resolve, reject) => {
     const req = request(
       {

@@ -18,6 +18,7 @@ import { drawOnStderr, type Progress } from "../observe/progress.js";
 import { claim, ownedMessage, ownerOf } from "../db/owner.js";
 import { readArgs } from "./args.js";
 import { forward } from "./channel.js";
+import { fetchInput } from "./fetch.js";
 import { answerUsage, type CommandIO, type CommandSpec, oneLine, openInput, type WithDatabase } from "./command.js";
 
 /** Opens the configured database and applies its pending migrations. */
@@ -58,7 +59,12 @@ export const processIO: CommandIO = {
   // On a terminal, a line of text first clears the progress bar it may be drawn over.
   err: (text) => process.stderr.write(process.stderr.isTTY ? `\r\x1b[K${text}` : text),
   tty: process.stderr.isTTY === true,
-  openInput,
+  // An http(s) URL is fetched (`npm run ingest -- --fetch`), with the time limit and retries configured.
+  openInput: (path) => {
+    if (!/^https?:\/\//i.test(path)) return openInput(path);
+    const { timeoutMs, retries } = loadConfig().ingest;
+    return fetchInput(path, { timeoutMs, retries, onRetry: (message) => processIO.err(message) });
+  },
   progressSink: drawOnStderr,
 };
 
@@ -78,7 +84,7 @@ export function runCommand(spec: CommandSpec): void {
     const owner = ownerOf(config.dataDir);
     if (owner && spec.exclusive) return refuse(spec, ownedMessage(config.dataDir, owner));
     const stillOwner = () => ownerOf(config.dataDir)?.pid === owner?.pid;
-    if (owner?.socket) return forward(owner.socket, spec, spec.sendArgs?.(args) ?? args, processIO, stillOwner);
+    if (owner?.socket) return forward(owner.socket, spec, args, processIO, stillOwner);
     // The directory is taken when the command opens the database, not before:
     // a usage mistake creates nothing and is told as such, whoever owns it.
     const withOwned: WithDatabase = async (work, progress) => {

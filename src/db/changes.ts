@@ -13,3 +13,9 @@ export const DATA_CHANGED = "uedu_data_changed";
 export async function announceChange(tx: Pick<Database, "exec">): Promise<void> {
   await tx.exec(`NOTIFY ${DATA_CHANGED}`);
 }
+
+/**
+ * The NOTIFY channel of API key changes (a revocation, new limits): every
+ * gateway's key cache forgets what it verified (src/keys/store.ts).
+ */
+export const KEYS_CHANGED = "uedu_keys_changed";

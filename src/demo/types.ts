@@ -6,10 +6,14 @@
  */
 import type { ExportPackVersionRecord, ExportRecord } from "../import/records.js";
 
-/** A record as the demo writes it: every field present and set, but those named, which may be null. */
+/**
+ * A record as the demo writes it: the fields the importer requires, set; the
+ * optional ones set when written (not null, but those named). A column added
+ * to the schema is optional here, so the demo need not fill it.
+ */
 type Filled<T, Nullable extends keyof T = never> = {
-  [K in keyof T]-?: K extends Nullable ? Exclude<T[K], undefined> : NonNullable<T[K]>;
-};
+  [K in keyof T]?: K extends Nullable ? Exclude<T[K], undefined> : NonNullable<T[K]>;
+} & { [K in keyof T as undefined extends T[K] ? never : K]-?: NonNullable<T[K]> };
 
 export type ExportUniversity = Filled<ExportRecord<"universities">>;
 

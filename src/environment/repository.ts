@@ -39,11 +39,11 @@ export function candidateStations(prisma: ReadClient, universityIds: readonly nu
 export interface StationDayRow {
   station_id: string;
   date: string;
-  temp_avg: number | null;
-  temp_min: number | null;
-  temp_max: number | null;
+  temp_c_avg: number | null;
+  temp_c_min: number | null;
+  temp_c_max: number | null;
   rh_avg: number | null;
-  precip_total: number | null;
+  precip_total_mm: number | null;
   pm25_avg: number | null;
   pm10_avg: number | null;
   aqi_avg: number | null;
@@ -71,7 +71,7 @@ export function stationDays(
   const partialStart = new Date(Math.max(from.getTime(), localDayBounds(partialDate, timeZone).start.getTime()));
   return prisma.$queryRaw<StationDayRow[]>`
     WITH stored AS (
-      SELECT station_id, date, temp_avg, temp_min, temp_max, rh_avg, precip_total, pm25_avg, pm10_avg, aqi_avg, last_observed_at
+      SELECT station_id, date, temp_c_avg, temp_c_min, temp_c_max, rh_avg, precip_total_mm, pm25_avg, pm10_avg, aqi_avg, last_observed_at
         FROM station_day
        WHERE timezone = ${timeZone} AND station_id = ANY(${ids}::text[])
          AND date >= ${firstDate}::date AND date <= ${partialDate}::date
@@ -81,14 +81,14 @@ export function stationDays(
       SELECT station_id FROM stored WHERE date = ${partialDate}::date AND last_observed_at < ${to}
     )
     SELECT station_id, to_char(date, 'YYYY-MM-DD') AS date,
-           temp_avg, temp_min, temp_max, rh_avg, precip_total, pm25_avg, pm10_avg, aqi_avg
+           temp_c_avg, temp_c_min, temp_c_max, rh_avg, precip_total_mm, pm25_avg, pm10_avg, aqi_avg
       FROM stored
      WHERE date < ${partialDate}::date OR last_observed_at < ${to}
     UNION ALL
     SELECT o.station_id,
            to_char(o.observed_at AT TIME ZONE ${timeZone}, 'YYYY-MM-DD') AS date,
-           avg(temp_c) AS temp_avg, min(temp_c) AS temp_min, max(temp_c) AS temp_max,
-           avg(rh) AS rh_avg, sum(precip_mm) AS precip_total,
+           avg(temp_c) AS temp_c_avg, min(temp_c) AS temp_c_min, max(temp_c) AS temp_c_max,
+           avg(rh) AS rh_avg, sum(precip_mm) AS precip_total_mm,
            avg(pm25_ugm3) AS pm25_avg, avg(pm10_ugm3) AS pm10_avg, avg(aqi) AS aqi_avg
       FROM observation o
       JOIN live ON live.station_id = o.station_id

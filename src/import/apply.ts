@@ -7,8 +7,9 @@
  *
  * The export's field names are the tables' column names, so a record
  * validated by its schema (records.ts) is a row: PostgreSQL turns each JSON
- * value into its column's type (`jsonb_populate_recordset`). Adding a column
- * to a section is adding it to the migration and to the record's schema.
+ * value into its column's type (`jsonb_populate_recordset`). A column added
+ * to the Prisma schema and its migration is in the record's schema already
+ * (src/generated/columns.ts), so it is stored with no edit here.
  */
 import type { Readable } from "node:stream";
 import { announceChange } from "../db/changes.js";
@@ -19,7 +20,7 @@ import { readExport } from "./read.js";
 import { importRows } from "../observe/metrics.js";
 import type { Progress } from "../observe/progress.js";
 import { EXPORT_FORMAT, ImportError, ObservationRecord, parseRecord, type SectionName, type Stored } from "./records.js";
-import { rankStations } from "./stations.js";
+import { refreshRankings } from "./stations.js";
 
 type Tx = Pick<Database, "exec" | "query">;
 
@@ -86,7 +87,6 @@ const TABLES: { [S in TableSection]: Table<S> } = {
       const latest = versions.filter((v) => v.safety_status === "passed").sort((a, b) => compareSemver(b.version, a.version))[0];
       return {
         ...pack,
-        payload: pack.payload ?? null,
         latest_version: latest?.version ?? null,
         latest_published_at: latest?.published_at ?? null,
       };
@@ -101,8 +101,7 @@ const TABLE_SECTIONS = Object.keys(TABLES) as TableSection[];
 const METRICS = Object.keys(ObservationRecord.shape).filter((f) => f !== "station_id" && f !== "observed_at");
 
 /** The rows of every Pack's versions, which the export nests in their Pack. */
-const versionRows = (packs: Stored<"hub_packs">[]) =>
-  packs.flatMap((p) => p.versions.map((v) => ({ ...v, pack_id: p.id, payload: v.payload ?? null })));
+const versionRows = (packs: Stored<"hub_packs">[]) => packs.flatMap((p) => p.versions.map((v) => ({ ...v, pack_id: p.id })));
 
 /** Upserts rows (objects keyed by column name) through one jsonb parameter per chunk. */
 async function upsert(tx: Tx, table: string, key: readonly string[], rows: object[]): Promise<void> {
@@ -281,6 +280,5 @@ async function store(tx: Tx, c: Collected, observations: number, progress: Progr
   );
   wrote(observations);
 
-  await tx.exec(`DELETE FROM school_station`);
-  await upsert(tx, "school_station", ["university_id", "station_id"], rankStations(c.universities, c.stations));
+  await refreshRankings(tx);
 }

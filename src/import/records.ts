@@ -6,84 +6,15 @@
  * e-mail), is stripped here and never reaches the database.
  */
 import { z } from "zod";
-import {
-  AssetType,
-  ConferenceRelationship,
-  Country,
-  EducationLevel,
-  PackVisibility,
-  SafetyStatus,
-  StationKind,
-  StationSource,
-} from "../generated/prisma/enums.js";
-import { INT32_MAX as INT_MAX } from "../input-limits.js";
+import { COLUMNS } from "../generated/columns.js";
+import { count, id, text } from "./rules.js";
 
 /** The export's name and version; an export of any other format is refused. */
 export const EXPORT_FORMAT = "platform-export/1";
 
-/** One of a database enum's values, refused with the list in words. */
-function oneOf<const E extends Record<string, string>>(values: E) {
-  const list = Object.values(values);
-  const words = list.length > 1 ? `${list.slice(0, -1).join(", ")} or ${list.at(-1)}` : list.join("");
-  return z.enum(values, { message: `expected ${words}` });
-}
-
-// PostgreSQL text cannot hold NUL; refuse it here so the record is named.
-const noNul = (v: string) => !v.includes("\0");
-const NUL = { message: "must not contain a NUL character" };
-const text = z.string().trim().min(1, { message: "expected a non-empty string" }).refine(noNul, NUL);
-const optionalText = z
-  .string()
-  .refine(noNul, NUL)
-  .nullish()
-  .transform((v) => (v === "" ? null : (v ?? null)));
-const id = z
-  .number({ message: "expected an integer id" })
-  .int({ message: "expected an integer id" })
-  .positive({ message: "expected a positive integer id" })
-  .max(INT_MAX, { message: `expected an id of at most ${INT_MAX}` });
-const count = z
-  .number()
-  .int()
-  .min(0, { message: "expected a non-negative integer" })
-  .max(INT_MAX, { message: `expected an integer of at most ${INT_MAX}` })
-  .nullish()
-  .transform((v) => v ?? 0);
-const payload = z
-  .unknown()
-  .refine((v) => v === undefined || !JSON.stringify(v).includes("\\u0000"), NUL)
-  .optional();
-
-const isoDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: "expected a date YYYY-MM-DD" })
-  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), {
-    message: "expected a real calendar date",
-  });
-const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(:(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
-const instant = z
-  .string()
-  .regex(INSTANT, { message: "expected an ISO 8601 instant with a time zone offset" })
-  .refine(
-    (v) => {
-      const match = INSTANT.exec(v);
-      if (!match) return true; // the pattern check above already says why
-      const [, y, mo, d, h, mi, , s] = match;
-      const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-      return (
-        day.getUTCFullYear() === Number(y) &&
-        day.getUTCMonth() === Number(mo) - 1 &&
-        day.getUTCDate() === Number(d) &&
-        Number(h) < 24 &&
-        Number(mi) < 60 &&
-        Number(s ?? 0) < 60 &&
-        !Number.isNaN(Date.parse(v))
-      );
-    },
-    { message: "expected a real instant" },
-  )
-  .transform((v) => new Date(v));
-
+const year = z.number().int().min(1900).max(2200);
+const latitude = z.number().min(-90).max(90);
+const longitude = z.number().min(-180).max(180);
 const timeZone = text.refine(
   (zone) => {
     try {
@@ -95,128 +26,49 @@ const timeZone = text.refine(
   },
   { message: "expected an IANA time zone such as Asia/Taipei" },
 );
-const country = oneOf(Country);
-const latitude = z.number().min(-90).max(90);
-const longitude = z.number().min(-180).max(180);
 
-const UniversityRecord = z.object({
-  id,
-  code: text,
-  name_zh: text,
-  name_en: optionalText,
-  short_name: optionalText,
-  region: optionalText,
-  country,
-  timezone: timeZone,
-  latitude,
-  longitude,
-});
+// Each record is its model's columns (src/generated/columns.ts, with the rule
+// each column's type implies), less the columns the importer derives, with
+// the rules of its own where a column needs more than its type.
 
-const CourseRecord = z.object({
+const UniversityRecord = z.object(COLUMNS.University).omit({ code_key: true }).extend({ id, timezone: timeZone, latitude, longitude });
+
+const CourseRecord = z.object(COLUMNS.Course).extend({
   id,
   university_id: id,
-  class_name: optionalText,
-  course_number: optionalText,
-  course_class: optionalText,
-  course_name_chinese: optionalText,
-  course_name_english: optionalText,
-  instructor: optionalText,
-  instructor_english: optionalText,
-  department: optionalText,
-  department_english: optionalText,
   semester: z.string().regex(/^\d{3}-[1-9]$/, { message: "expected <year>-<term>, like 113-1" }),
-  start_date: isoDate.nullish().transform((v) => v ?? null),
-  end_date: isoDate.nullish().transform((v) => v ?? null),
-  teaching_goal: optionalText,
-  teaching_goal_english: optionalText,
-  teaching_content: optionalText,
-  teaching_content_english: optionalText,
-  class_memo: optionalText,
-  is_public: z.union([z.literal(0), z.literal(1), z.boolean()], { message: "expected 0 or 1" }).transform((v) => v === 1 || v === true),
-  join_code: optionalText,
 });
 
-const PaperRecord = z.object({
-  slug: text,
-  title: text,
-  title_zh: optionalText,
-  authors: z
-    .array(text)
-    .nullish()
-    .transform((v) => v ?? []),
-  conference: optionalText,
-  year: z.number().int().min(1900).max(2200),
-  doi: optionalText,
-  category: optionalText,
-  platform_feature: optionalText,
-  award: optionalText,
-});
+const PaperRecord = z.object(COLUMNS.Paper).extend({ year });
 
-const ConferenceRecord = z.object({
-  slug: text,
-  name: text,
-  name_short: optionalText,
-  year: z.number().int().min(1900).max(2200),
-  dates: optionalText,
-  location: optionalText,
-  website: optionalText,
-  organizer: optionalText,
-  indexing: optionalText,
-  relationship: oneOf(ConferenceRelationship),
-});
+const ConferenceRecord = z.object(COLUMNS.Conference).extend({ year });
 
-const safetyStatus = oneOf(SafetyStatus);
-const semver = z.string().regex(/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/, {
-  message: "expected a semantic version like 1.2.0",
-});
+const PackVersionRecord = z
+  .object(COLUMNS.HubPackVersion)
+  .omit({ pack_id: true })
+  .extend({
+    version: z.string().regex(/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/, {
+      message: "expected a semantic version like 1.2.0",
+    }),
+  });
 
-const PackVersionRecord = z.object({
-  version: semver,
-  published_at: instant,
-  changelog: optionalText,
-  safety_status: safetyStatus,
-  payload,
-});
+const HubPackRecord = z
+  .object(COLUMNS.HubPack)
+  .omit({ latest_version: true, latest_published_at: true })
+  .extend({
+    difficulty: z
+      .union([z.string(), z.number()])
+      .nullish()
+      .transform((v) => (v === undefined || v === null || v === "" ? null : String(v))),
+    star_count: count,
+    install_count: count,
+    versions: z
+      .array(PackVersionRecord)
+      .nullish()
+      .transform((v) => v ?? []),
+  });
 
-const HubPackRecord = z.object({
-  id: text,
-  name: text,
-  summary: optionalText,
-  readme_md: optionalText,
-  asset_type: oneOf(AssetType),
-  subject: optionalText,
-  education_level: oneOf(EducationLevel)
-    .nullish()
-    .transform((v) => v ?? null),
-  bloom_levels: z
-    .array(text)
-    .nullish()
-    .transform((v) => v ?? []),
-  difficulty: z
-    .union([z.string(), z.number()])
-    .nullish()
-    .transform((v) => (v === undefined || v === null || v === "" ? null : String(v))),
-  star_count: count,
-  install_count: count,
-  owner_name: optionalText,
-  visibility: oneOf(PackVisibility),
-  safety_status: safetyStatus,
-  payload,
-  versions: z
-    .array(PackVersionRecord)
-    .nullish()
-    .transform((v) => v ?? []),
-});
-
-const StationRecord = z.object({
-  id: text,
-  name: text,
-  kind: oneOf(StationKind),
-  source: oneOf(StationSource),
-  country,
-  latitude,
-  longitude,
-});
+const StationRecord = z.object(COLUMNS.Station).extend({ latitude, longitude });
 
 const reading = (min: number, max: number) =>
   z
@@ -226,9 +78,7 @@ const reading = (min: number, max: number) =>
     .nullish()
     .transform((v) => v ?? null);
 
-export const ObservationRecord = z.object({
-  station_id: text,
-  observed_at: instant,
+export const ObservationRecord = z.object(COLUMNS.Observation).extend({
   temp_c: reading(-90, 70),
   rh: reading(0, 100),
   precip_mm: reading(0, 1000),
@@ -249,6 +99,12 @@ export const SECTIONS = {
 } as const;
 
 export type SectionName = keyof typeof SECTIONS;
+
+/** An export document: every section empty but those given. */
+export function exportDocument(exportedAt: Date, sections: { [S in SectionName]?: unknown[] } = {}) {
+  const empty = Object.fromEntries(Object.keys(SECTIONS).map((s) => [s, []])) as unknown as Record<SectionName, unknown[]>;
+  return { format: EXPORT_FORMAT, exported_at: exportedAt.toISOString(), ...empty, ...sections };
+}
 
 /** A section's record as validated: what the gateway stores of it. */
 export type Stored<S extends SectionName> = z.output<(typeof SECTIONS)[S]>;
@@ -277,9 +133,19 @@ function describeIssue(where: string, error: z.ZodError): string {
   return `${where}${path}: ${message}`;
 }
 
+/** Validates one record: the stored record, or its first problem as `<where>.field: message`. */
+export function checkRecord<S extends SectionName>(
+  section: S,
+  where: string,
+  value: unknown,
+): { ok: true; record: Stored<S> } | { ok: false; problem: string } {
+  const result = SECTIONS[section].safeParse(value, { reportInput: true });
+  return result.success ? { ok: true, record: result.data as Stored<S> } : { ok: false, problem: describeIssue(where, result.error) };
+}
+
 /** Validates one record; throws ImportError naming it. */
 export function parseRecord<S extends SectionName>(section: S, index: number, value: unknown): Stored<S> {
-  const result = SECTIONS[section].safeParse(value, { reportInput: true });
-  if (!result.success) throw new ImportError(describeIssue(`${section}[${index}]`, result.error));
-  return result.data as Stored<S>;
+  const checked = checkRecord(section, `${section}[${index}]`, value);
+  if (!checked.ok) throw new ImportError(checked.problem);
+  return checked.record;
 }

@@ -3,6 +3,7 @@
  * station by haversine distance. Computed at import, read by the
  * environment queries, so no request measures distances again.
  */
+import type { Database } from "../db/driver.js";
 import { haversineMeters } from "../domain/environment/index.js";
 
 export interface Place {
@@ -23,7 +24,7 @@ export interface RankedStation {
  * id). All are kept: the environment answers read the nearest few and go
  * farther only when a metric needs it (src/environment/service.ts).
  */
-export function rankStations(
+function rankStations(
   schools: readonly (Place & { id: number })[],
   stations: readonly (Place & { id: string; kind: "weather" | "air" })[],
 ): RankedStation[] {
@@ -38,4 +39,26 @@ export function rankStations(
     }
   }
   return out;
+}
+
+type Kind = RankedStation["kind"];
+
+/**
+ * Ranks again the stations of `kinds` (default: both) around every school,
+ * from what the database holds now. A feed that adds air stations leaves the
+ * weather stations' ranks, most of the rows, as they are.
+ */
+export async function refreshRankings(tx: Pick<Database, "exec" | "query">, kinds: readonly Kind[] = ["weather", "air"]): Promise<void> {
+  const schools = await tx.query<Place & { id: number }>(`SELECT id, latitude, longitude FROM university`);
+  const stations = await tx.query<Place & { id: string; kind: Kind }>(
+    `SELECT id, kind::text AS kind, latitude, longitude FROM station WHERE kind::text = ANY($1::text[])`,
+    [[...kinds]],
+  );
+  await tx.query(`DELETE FROM school_station WHERE kind::text = ANY($1::text[])`, [[...kinds]]);
+  const rows = rankStations(schools, stations);
+  for (let i = 0; i < rows.length; i += 5000) {
+    await tx.query(`INSERT INTO school_station SELECT * FROM jsonb_populate_recordset(NULL::school_station, $1::jsonb)`, [
+      JSON.stringify(rows.slice(i, i + 5000)),
+    ]);
+  }
 }

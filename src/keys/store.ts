@@ -1,11 +1,18 @@
 /**
  * API keys in the database (table api_key): creation, listing, revocation,
  * per-key limits, and verification through a short-lived cache keyed by the
- * hash, so the hot path makes no database round trip and a revocation is
- * seen by every process within `cacheMs` (default 3 s, under the 5 s promised).
+ * hash, so the hot path makes no database round trip.
+ *
+ * A revocation or a change of limits is announced on the database's
+ * KEYS_CHANGED channel, in the statement that makes it: every process that
+ * `follow`s it forgets its cached verifications at once (in well under a
+ * second). A notice lost while a listening connection was down is covered by
+ * the listener's resume (which forgets everything too) and, at worst, by
+ * `cacheMs` (default 3 s).
  */
 import { timingSafeEqual } from "node:crypto";
-import type { Database } from "../db/driver.js";
+import { KEYS_CHANGED } from "../db/changes.js";
+import type { Database, Listener } from "../db/driver.js";
 import { displayPrefix, generateKey, hashKey } from "./secret.js";
 
 /** What the gateway knows of a valid key; never the secret or its hash. */
@@ -33,6 +40,11 @@ export class KeyError extends Error {
   override name = "KeyError";
 }
 
+/** An account already holds as many active keys as it may. */
+export class KeyQuotaError extends KeyError {
+  override name = "KeyQuotaError";
+}
+
 interface Row {
   id: number;
   prefix: string;
@@ -47,6 +59,13 @@ interface Row {
 }
 
 const COLUMNS = "id, prefix, hash, name, owner, created_at, revoked_at, last_used_at, per_minute, per_day";
+
+/**
+ * An UPDATE of keys that returns the changed rows and, in the same statement
+ * (so on its commit), announces the change on KEYS_CHANGED.
+ */
+const announced = (update: string) =>
+  `WITH changed AS (${update} RETURNING ${COLUMNS}), told AS (SELECT pg_notify('${KEYS_CHANGED}', '')) SELECT changed.* FROM changed, told`;
 
 const toRecord = (r: Row): KeyRecord => ({
   id: r.id,
@@ -80,9 +99,11 @@ export class KeyStore {
   private readonly cacheSize: number;
   private readonly touchEveryMs: number;
   private readonly now: () => number;
+  /** Bumped whenever the cache is emptied, so a lookup that started before cannot put back what was forgotten. */
+  private generation = 0;
 
   constructor(
-    private readonly db: Pick<Database, "query">,
+    private readonly db: Pick<Database, "query" | "transaction">,
     options: KeyStoreOptions = {},
   ) {
     this.cacheMs = options.cacheMs ?? 3_000;
@@ -92,17 +113,49 @@ export class KeyStore {
   }
 
   /** Creates a key; the returned `key` is the only time the secret exists outside its holder. */
-  async create(options: CreateKeyOptions): Promise<{ id: number; key: string; prefix: string }> {
-    if (!options.name.trim()) throw new KeyError("--name must not be empty");
-    checkLimit("per-minute", options.perMinute);
-    checkLimit("per-day", options.perDay);
-    const key = generateKey();
-    const prefix = displayPrefix(key);
-    const [row] = await this.db.query<{ id: number }>(
-      `INSERT INTO api_key (prefix, hash, name, owner, per_minute, per_day) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-      [prefix, hashKey(key), options.name.trim(), options.owner ?? null, options.perMinute ?? null, options.perDay ?? null],
+  create(options: CreateKeyOptions): Promise<{ id: number; key: string; prefix: string }> {
+    return insertKey(this.db, options);
+  }
+
+  /**
+   * Creates a key for an account that may hold at most `maxActive` active
+   * keys; throws a KeyQuotaError when it holds that many already. Concurrent
+   * creations for one account are serialised, so the bound is exact.
+   */
+  async createOwned(owner: string, name: string, maxActive: number): Promise<{ id: number; key: string; prefix: string }> {
+    return this.db.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('api_key owner ' || $1))`, [owner]);
+      const [row] = await tx.query<{ active: number }>(
+        `SELECT count(*)::int AS active FROM api_key WHERE owner = $1 AND revoked_at IS NULL`,
+        [owner],
+      );
+      if (row!.active >= maxActive) {
+        throw new KeyQuotaError(`an account may hold at most ${maxActive} active keys: revoke one first`);
+      }
+      return insertKey(tx, { name, owner });
+    });
+  }
+
+  /** An account's keys, newest first, without secrets. */
+  async listOwned(owner: string): Promise<KeyRecord[]> {
+    return (await this.db.query<Row>(`SELECT ${COLUMNS} FROM api_key WHERE owner = $1 ORDER BY id DESC`, [owner])).map(toRecord);
+  }
+
+  /** Revokes one of an account's keys (idempotent); null when the account has no key with that id. */
+  async revokeOwned(owner: string, id: number): Promise<KeyRecord | null> {
+    const [row] = await this.db.query<Row>(
+      announced(`UPDATE api_key SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND owner = $2`),
+      [id, owner],
     );
-    return { id: row!.id, key, prefix };
+    if (!row) return null;
+    this.forget(row.id);
+    return toRecord(row);
+  }
+
+  /** One of an account's keys, or null. */
+  async findOwned(owner: string, id: number): Promise<KeyRecord | null> {
+    const [row] = await this.db.query<Row>(`SELECT ${COLUMNS} FROM api_key WHERE id = $1 AND owner = $2`, [id, owner]);
+    return row ? toRecord(row) : null;
   }
 
   /** Every key, oldest first, without secrets. */
@@ -122,10 +175,9 @@ export class KeyStore {
   /** Revokes a key (idempotent); returns it as stored now. */
   async revoke(ref: string): Promise<KeyRecord> {
     const key = await this.find(ref);
-    const [row] = await this.db.query<Row>(
-      `UPDATE api_key SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`,
-      [key.id],
-    );
+    const [row] = await this.db.query<Row>(announced(`UPDATE api_key SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1`), [
+      key.id,
+    ]);
     this.forget(key.id);
     return toRecord(row!);
   }
@@ -135,7 +187,7 @@ export class KeyStore {
     checkLimit("per-minute", limits.perMinute);
     checkLimit("per-day", limits.perDay);
     const key = await this.find(ref);
-    const [row] = await this.db.query<Row>(`UPDATE api_key SET per_minute = $2, per_day = $3 WHERE id = $1 RETURNING ${COLUMNS}`, [
+    const [row] = await this.db.query<Row>(announced(`UPDATE api_key SET per_minute = $2, per_day = $3 WHERE id = $1`), [
       key.id,
       limits.perMinute === undefined ? key.perMinute : limits.perMinute,
       limits.perDay === undefined ? key.perDay : limits.perDay,
@@ -162,10 +214,29 @@ export class KeyStore {
     return this.accept(found.record, found.hash, hash);
   }
 
+  /**
+   * Forgets every cached verification whenever any process announces a change
+   * of keys (and when listening resumes after a lost connection); `close` on
+   * the answer stops following.
+   */
+  follow(db: Pick<Database, "listen">): Promise<Listener> {
+    return db.listen(KEYS_CHANGED, () => this.forgetAll());
+  }
+
+  /** Forgets every cached verification. */
+  forgetAll(): void {
+    this.generation++;
+    this.cache.clear();
+    this.pending.clear();
+  }
+
   private async lookup(hash: string, now: number): Promise<{ record: KeyRecord | null; hash: string }> {
+    const generation = this.generation;
     const rows = await this.db.query<Row>(`SELECT ${COLUMNS} FROM api_key WHERE hash = $1`, [hash]);
     const row = rows[0];
     const found = { record: row && row.revoked_at === null ? toRecord(row) : null, hash: row?.hash ?? hash };
+    // The cache was emptied while this lookup ran: what it read may be what the change undid.
+    if (generation !== this.generation) return found;
     this.cache.delete(hash);
     this.cache.set(hash, { ...found, at: now });
     if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
@@ -184,8 +255,24 @@ export class KeyStore {
   }
 
   private forget(id: number): void {
+    this.generation++;
+    this.pending.clear();
     for (const [hash, entry] of this.cache) if (entry.record?.id === id) this.cache.delete(hash);
   }
+}
+
+/** Inserts a new key; the returned `key` is the only time the secret exists outside its holder. */
+async function insertKey(db: Pick<Database, "query">, options: CreateKeyOptions): Promise<{ id: number; key: string; prefix: string }> {
+  if (!options.name.trim()) throw new KeyError("--name must not be empty");
+  checkLimit("per-minute", options.perMinute);
+  checkLimit("per-day", options.perDay);
+  const key = generateKey();
+  const prefix = displayPrefix(key);
+  const [row] = await db.query<{ id: number }>(
+    `INSERT INTO api_key (prefix, hash, name, owner, per_minute, per_day) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+    [prefix, hashKey(key), options.name.trim(), options.owner ?? null, options.perMinute ?? null, options.perDay ?? null],
+  );
+  return { id: row!.id, key, prefix };
 }
 
 function checkLimit(name: string, value: number | null | undefined): void {

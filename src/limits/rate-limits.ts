@@ -119,6 +119,20 @@ export class RateLimits {
     return { allowed: true, at: now, limits, windows };
   }
 
+  /**
+   * The requests key `keyId` made in today's window (UTC day), without
+   * counting one; null when the shared count cannot be read (Redis away).
+   */
+  async usedToday(keyId: number): Promise<number | null> {
+    const counter = `${keyId}:${windowAt("day", this.now()).index}`;
+    try {
+      const state = await this.limiters.day.get(counter);
+      return (state?.consumedPoints ?? 0) + (this.unshared.get(`day:${counter}`) ?? 0);
+    } catch {
+      return null;
+    }
+  }
+
   /** Adds one to a counter, and to Redis also what this process counted alone meanwhile. */
   private async count(name: WindowName, counter: string) {
     const id = `${name}:${counter}`;

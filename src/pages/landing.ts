@@ -53,14 +53,15 @@ export function landingPage({ limits, origin }: LandingOptions): string {
   <a href="/api/v1"><strong>REST API v1</strong><span>The 11 operations, described by <code>GET /api/v1</code>.</span></a>
   <a href="/docs"><strong>REST reference</strong><span>Every operation, its parameters and answers; try each with your key.</span></a>
   <a href="/openapi.json"><strong>OpenAPI document</strong><span>OpenAPI 3.1 of the REST API, for tools and code generators.</span></a>
+  <a href="/account/keys"><strong>My API Keys</strong><span>Create, see and revoke your own keys.</span></a>
   <a href="#mcp"><strong>MCP</strong><span>Every REST operation as a tool for AI clients, at <code>/mcp</code>.</span></a>
 </nav>
 
 <h2 id="key">Your API key</h2>
 <p>Every request carries a key: <code>${html(SERVICE.auth)}</code>. The account holder creates one on the
-platform's <em>My API Keys</em> page (until it opens here, the operator creates one with
-<code>npm run keys -- create</code>). The key is shown in full once; only its SHA-256 hash is stored,
-so a lost key is created again. Paste it in the bar at the top: it stays in this browser
+<a href="/account/keys" id="my-keys">My API Keys</a> page, where they also see when each key was last used and
+revoke one (an operator can also create one with <code>npm run keys -- create</code>). The key is shown in full once;
+only its SHA-256 hash is stored, so a lost key is created again. Paste it in the bar at the top: it stays in this browser
 (<code>localStorage</code>) and is sent only in the <code>Authorization</code> header of this service's requests,
 by GraphiQL here and by the examples below.</p>
 <p id="key-check" class="muted">No key saved yet.</p>

@@ -28,6 +28,7 @@ const METHODS: Record<PathOwner, string> = {
   health: "GET, HEAD",
   openapi: "GET, HEAD",
   page: "GET, HEAD",
+  account: "GET, HEAD, POST",
 };
 
 const ALLOWED_HEADERS = "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID";
@@ -36,8 +37,9 @@ const EXPOSED_HEADERS =
 
 export function useCors(options: CorsOptions = {}): Plugin {
   const listed = options.origins?.length ? new Set(options.origins) : undefined;
-  /** The `Access-Control-Allow-Origin` for a request's `Origin`, if it may read. */
-  const allowOrigin = (origin: string | null) => (origin === null ? undefined : !listed ? "*" : listed.has(origin) ? origin : undefined);
+  /** The `Access-Control-Allow-Origin` for a request's `Origin`, if it may read; never for "My API Keys", which only its own pages use. */
+  const allowOrigin = (origin: string | null, owner: PathOwner | undefined) =>
+    origin === null || owner === "account" ? undefined : !listed ? "*" : listed.has(origin) ? origin : undefined;
 
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {
@@ -45,7 +47,7 @@ export function useCors(options: CorsOptions = {}): Plugin {
       const owner = ownerOf(url.pathname)!; // unknown paths were answered 404 before
       const origin = request.headers.get("origin");
       if (origin !== null && request.headers.has("access-control-request-method")) {
-        const allowed = allowOrigin(origin);
+        const allowed = allowOrigin(origin, owner);
         const headers: Record<string, string> = { "content-length": "0", vary: "Origin" };
         if (allowed) {
           Object.assign(headers, {
@@ -65,7 +67,7 @@ export function useCors(options: CorsOptions = {}): Plugin {
       );
     },
     onResponse({ request, response }) {
-      const allowed = allowOrigin(request.headers.get("origin"));
+      const allowed = allowOrigin(request.headers.get("origin"), ownerOf(new URL(request.url).pathname));
       if (listed) response.headers.append("vary", "Origin");
       if (!allowed || response.status === 204) return;
       response.headers.set("access-control-allow-origin", allowed);
@@ -82,7 +84,8 @@ export function useSecurityHeaders(): Plugin {
       if ((response.headers.get("content-type") ?? "").startsWith("text/html")) {
         response.headers.set("x-frame-options", "DENY");
         response.headers.set("content-security-policy", "frame-ancestors 'none'");
-        response.headers.set("referrer-policy", "no-referrer");
+        // A page may need its own (the account pages' forms must send their Origin).
+        if (!response.headers.has("referrer-policy")) response.headers.set("referrer-policy", "no-referrer");
       }
     },
   };

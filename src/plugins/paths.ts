@@ -11,7 +11,7 @@ import type { Plugin } from "graphql-yoga";
 import { failure } from "../refusal.js";
 
 /** What answers a path. */
-export type PathOwner = "graphql" | "mcp" | "rest" | "health" | "openapi" | "page";
+export type PathOwner = "graphql" | "mcp" | "rest" | "health" | "openapi" | "page" | "account";
 
 /** The owner of a normalised URL path (as `new URL(...).pathname` gives it), if any. */
 export function ownerOf(pathname: string): PathOwner | undefined {
@@ -30,6 +30,7 @@ export function ownerOf(pathname: string): PathOwner | undefined {
       return "page";
   }
   if (pathname.startsWith("/assets/")) return "page";
+  if (pathname === "/account" || pathname.startsWith("/account/")) return "account";
   return pathname === "/api/v1" || pathname.startsWith("/api/v1/") ? "rest" : undefined;
 }
 

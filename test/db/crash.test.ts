@@ -4,13 +4,14 @@
  * an import killed half-way did not happen at all. The restart takes over
  * the dead gateway's lock by itself.
  */
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { demoExportChunks } from "../../src/demo/index.js";
 import { canaryExport } from "../support/canary.js";
-import { cli } from "../support/cli.js";
+import { cli, type ProgressLine } from "../support/cli.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 
 let tmp: string;
@@ -43,6 +44,12 @@ const universities = async (gateway: GatewayProcess, key: string) =>
   ((await request(gateway, "/api/v1/universities", { key })).json.items as { code: string }[]).map((u) => u.code);
 
 let key: string;
+
+/**
+ * An import's progress line that shows it half-way: observations read, or the phase after reading (a phase change
+ * is drawn at once). Killing on it rather than after a fixed delay: a fast machine once finished the import first.
+ */
+const halfWay = (line: ProgressLine) => (line.rows.observations ?? 0) > 0 || line.phase === "checking references";
 
 it("a key printed before kill -9 works after the restart", async () => {
   const first = await started("first");
@@ -82,9 +89,18 @@ it("kill -9 under load: every key printed before it works after the restart", as
 
 it("a command line killed half-way through an import leaves the gateway serving, the import undone", async () => {
   const gateway = await started("serving");
+  let child: ChildProcess | undefined;
   const imported = cli(dataDir, "import", ["-"], {
     input: demoExportChunks({ now: new Date("2026-11-20T00:00:00Z") }),
-    started: (child) => setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 2_500),
+    started: (started) => {
+      child = started;
+    },
+    onProgress: (line) => {
+      if (child && halfWay(line)) {
+        process.kill(-child.pid!, "SIGKILL");
+        child = undefined; // once: the lines still in the pipe must not signal a group that is gone
+      }
+    },
     timeoutMs: 120_000,
   });
   expect((await imported).code).toBeNull(); // killed
@@ -97,13 +113,17 @@ it("a command line killed half-way through an import leaves the gateway serving,
 it("an import killed half-way through the gateway did not happen", async () => {
   const gateway = await started("importing");
   // The demo export: 15 schools and a month of hourly observations, several seconds to import.
+  let killed: Promise<void> | undefined;
   const imported = cli(dataDir, "import", ["-"], {
     input: demoExportChunks({ now: new Date("2026-11-20T00:00:00Z") }),
     timeoutMs: 120_000,
+    onProgress: (line) => {
+      if (!killed && halfWay(line)) killed = killNine(gateway);
+    },
   });
-  await new Promise((resolve) => setTimeout(resolve, 2_500));
-  await killNine(gateway);
   const result = await imported;
+  expect(killed, "no progress line showed observations read before the import ended").toBeDefined();
+  await killed;
   expect(result.code).toBe(1);
   expect(result.stderr).toMatch(/^import failed: .*(stopped before the command finished|cannot reach)/);
 

@@ -18,13 +18,13 @@ import { NOW, obs, taiwanExport, usExport } from "./fixtures.js";
 /** Every station's aggregates per local date, computed from the hourly rows now. */
 const LIVE = `
   SELECT o.station_id, z.timezone, to_char(o.observed_at AT TIME ZONE z.timezone, 'YYYY-MM-DD') AS date,
-         avg(temp_c) AS temp_avg, min(temp_c) AS temp_min, max(temp_c) AS temp_max, avg(rh) AS rh_avg,
-         sum(precip_mm) AS precip_total, avg(pm25_ugm3) AS pm25_avg, avg(pm10_ugm3) AS pm10_avg, avg(aqi) AS aqi_avg
+         avg(temp_c) AS temp_c_avg, min(temp_c) AS temp_c_min, max(temp_c) AS temp_c_max, avg(rh) AS rh_avg,
+         sum(precip_mm) AS precip_total_mm, avg(pm25_ugm3) AS pm25_avg, avg(pm10_ugm3) AS pm10_avg, avg(aqi) AS aqi_avg
     FROM observation o CROSS JOIN (SELECT DISTINCT timezone FROM university) z
    GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`;
 const STORED = `
-  SELECT station_id, timezone, to_char(date, 'YYYY-MM-DD') AS date, temp_avg, temp_min, temp_max, rh_avg,
-         precip_total, pm25_avg, pm10_avg, aqi_avg
+  SELECT station_id, timezone, to_char(date, 'YYYY-MM-DD') AS date, temp_c_avg, temp_c_min, temp_c_max, rh_avg,
+         precip_total_mm, pm25_avg, pm10_avg, aqi_avg
     FROM station_day ORDER BY 1, 2, 3`;
 
 /** Taiwan's and the United States' fixtures in one export: three time zones. */
@@ -68,21 +68,21 @@ for (const kind of ["pglite", "postgres"] as const) {
       await importObject(db, data);
       const stored = await db.query(STORED);
       expect(stored).toEqual(await db.query(LIVE));
-      expect(stored.some((r) => (r as { temp_max: number }).temp_max === 66)).toBe(true);
+      expect(stored.some((r) => (r as { temp_c_max: number }).temp_c_max === 66)).toBe(true);
       expect(stored.some((r) => (r as { date: string }).date === "2026-02-01")).toBe(true);
     });
 
     it("serves the date still going on from its row when the row's newest hour is before the request, from the hours otherwise", async () => {
       await importObject(db, both());
-      const [row] = await db.query<{ station_id: string; date: string; last: Date; temp_max: number }>(
-        `SELECT station_id, to_char(date, 'YYYY-MM-DD') AS date, last_observed_at AS last, temp_max FROM station_day
-          WHERE timezone = 'Asia/Taipei' AND temp_max IS NOT NULL ORDER BY last_observed_at DESC, station_id LIMIT 1`,
+      const [row] = await db.query<{ station_id: string; date: string; last: Date; temp_c_max: number }>(
+        `SELECT station_id, to_char(date, 'YYYY-MM-DD') AS date, last_observed_at AS last, temp_c_max FROM station_day
+          WHERE timezone = 'Asia/Taipei' AND temp_c_max IS NOT NULL ORDER BY last_observed_at DESC, station_id LIMIT 1`,
       );
       const { station_id: station, date } = row!;
       const last = new Date(row!.last);
       // Marks the stored row, so that the answer shows which one was read.
       await db.exec(
-        `UPDATE station_day SET temp_max = 999 WHERE timezone = 'Asia/Taipei' AND station_id = '${station}' AND date = '${date}'`,
+        `UPDATE station_day SET temp_c_max = 999 WHERE timezone = 'Asia/Taipei' AND station_id = '${station}' AND date = '${date}'`,
       );
       const prisma = createReadClient(db);
       try {
@@ -90,14 +90,14 @@ for (const kind of ["pglite", "postgres"] as const) {
         const read = async (to: Date) =>
           (await stationDays(prisma, [station], "Asia/Taipei", from, to)).find((r) => r.station_id === station && r.date === date);
         // The newest hour came before the request: the row holds exactly the hours so far.
-        expect((await read(new Date(last.getTime() + 1)))?.temp_max).toBe(999);
+        expect((await read(new Date(last.getTime() + 1)))?.temp_c_max).toBe(999);
         // A request at the newest hour itself must not count it: aggregated from the hours before.
-        const [live] = await db.query<{ temp_max: number | null }>(
-          `SELECT max(temp_c) AS temp_max FROM observation WHERE station_id = '${station}' AND observed_at >= $1 AND observed_at < $2`,
+        const [live] = await db.query<{ temp_c_max: number | null }>(
+          `SELECT max(temp_c) AS temp_c_max FROM observation WHERE station_id = '${station}' AND observed_at >= $1 AND observed_at < $2`,
           [from.toISOString(), last.toISOString()],
         );
-        expect((await read(last))?.temp_max ?? null).toBe(live!.temp_max);
-        expect(live!.temp_max).not.toBe(999);
+        expect((await read(last))?.temp_c_max ?? null).toBe(live!.temp_c_max);
+        expect(live!.temp_c_max).not.toBe(999);
       } finally {
         await prisma.$disconnect();
       }

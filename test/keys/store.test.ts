@@ -23,11 +23,12 @@ afterAll(() => db.close());
 /** A database whose statements are counted (and optionally recorded). */
 function counting(inner: Database) {
   const statements: string[] = [];
-  const wrapped: Pick<Database, "query"> = {
+  const wrapped: Pick<Database, "query" | "transaction"> = {
     query: <Row>(sql: string, params?: unknown[]) => {
       statements.push(sql);
       return inner.query<Row>(sql, params);
     },
+    transaction: (work) => inner.transaction(work),
   };
   return { db: wrapped, statements };
 }

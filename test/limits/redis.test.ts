@@ -1,7 +1,7 @@
 /**
  * Shared limits across gateway processes (`npm start` as child processes)
  * over one PostgreSQL database and the run's Redis: one budget per key
- * whichever process answers, revocations seen by every process within 5 s,
+ * whichever process answers, revocations seen by every process within 1 s,
  * the day limit across processes, and the per-process fallback when Redis
  * cannot be reached. Skipped, with the reason in the titles, where the run
  * has no Redis (see `test/support/global-setup.ts`).
@@ -108,6 +108,9 @@ describe.skipIf(!REDIS_URL)(`limits shared through Redis${skipped}`, () => {
     }
     const ok = answers.filter((r) => r.status === 200);
     const refused = answers.filter((r) => r.status === 429);
+    // Neither process fell back to counting alone (a busy process once took
+    // replies waiting on its socket for timeouts: see redis-timeout.test.ts).
+    for (const gateway of [a, b]) expect(gateway.output()).not.toContain("rate limits answered by this process alone");
     expect(ok).toHaveLength(60);
     expect(refused).toHaveLength(140);
 
@@ -163,7 +166,7 @@ describe.skipIf(!REDIS_URL)(`limits shared through Redis${skipped}`, () => {
     expect(await redis.get(`uedu-rl-day:${created.daily.id}:${windowAt("day", Date.now()).index}`)).toBe("5");
   });
 
-  it("a revoked key is refused by both processes within 5 s", async () => {
+  it("a revoked key is refused by both processes within 1 s", async () => {
     for (const gateway of [a, b]) expect((await get(gateway, "/api/v1/conferences", created.revoked.key)).status).toBe(200);
     await store.revoke(String(created.revoked.id));
     const revokedAt = Date.now();
@@ -177,12 +180,12 @@ describe.skipIf(!REDIS_URL)(`limits shared through Redis${skipped}`, () => {
             return Date.now() - revokedAt;
           }
           expect(r.status).toBe(200);
-          await sleep(250);
+          await sleep(20);
         }
         return Number.POSITIVE_INFINITY;
       }),
     );
-    for (const elapsed of refusedAfter) expect(elapsed).toBeLessThan(5_000);
+    for (const elapsed of refusedAfter) expect(elapsed).toBeLessThan(1_000);
   });
 });
 

@@ -4,14 +4,14 @@
  * REST parameter names, structured content equal to the REST body of its
  * twin, failures included, and nothing guarded in any answer.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import formats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROUTES } from "../../rest/routes.js";
 import { CANARIES, canaryExport } from "../support/canary.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
+import { mcpClient } from "../support/mcp-client.js";
 
 const NOW = new Date("2026-11-19T17:00:00Z");
 let t: TestGateway;
@@ -19,12 +19,7 @@ let client: Client;
 
 beforeAll(async () => {
   t = await testGateway(canaryExport(), { gateway: { now: () => NOW } });
-  client = new Client({ name: "test", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL("http://gateway.test/mcp"), {
-      fetch: async (url, init) => t.gateway.fetch(String(url), init as RequestInit),
-    }),
-  );
+  client = await mcpClient(t.gateway);
 });
 afterAll(async () => {
   await client?.close();

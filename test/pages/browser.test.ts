@@ -13,23 +13,20 @@
  * `.ci/run` installs Chromium; elsewhere the test is skipped when it is
  * missing, unless REQUIRE_BROWSER is set (as CI sets it).
  */
-import { existsSync, mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROUTES } from "../../rest/routes.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
 import { canaryExport } from "../support/canary.js";
+import { chromiumPresent, launchChromium, SCREENSHOTS } from "../support/chromium.js";
 import { freshPGlite } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const SCREENSHOTS = join(import.meta.dirname, "..", "..", "artifacts", "screenshots");
-const present = existsSync(CHROMIUM);
-if (!present && process.env.REQUIRE_BROWSER) throw new Error(`REQUIRE_BROWSER is set but ${CHROMIUM} is missing`);
+const present = chromiumPresent;
 
 let t: TestGateway;
 let server: Server;
@@ -56,21 +53,7 @@ beforeAll(async () => {
   server = createServer(t.gateway);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      // No name resolves but the gateway's own address: nothing can leave the machine.
-      "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-    ],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   context.on("request", (request) => {
     const url = new URL(request.url());

@@ -8,8 +8,6 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import formats from "ajv-formats";
 import { getNamedType, isEnumType, isNonNullType, Kind, typeFromAST } from "graphql";
@@ -29,6 +27,7 @@ import { portable } from "../../src/mcp/tools.js";
 import { schema } from "../../src/schema/index.js";
 import { canaryExport } from "../support/canary.js";
 import { freshPGlite, importObject } from "../support/databases.js";
+import { mcpClient } from "../support/mcp-client.js";
 
 type Json = Record<string, any>;
 
@@ -110,12 +109,7 @@ describe("a field added to an operation document", () => {
   });
 
   it("is in the MCP tool's output schema and its structured content", async () => {
-    const client = new Client({ name: "test", version: "1.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL("http://gateway.test/mcp"), {
-        fetch: async (url, init) => gateway.fetch(String(url), init as RequestInit),
-      }),
-    );
+    const client = await mcpClient(gateway);
     try {
       const { tools } = await client.listTools();
       const tool = tools.find((t) => t.name === "list_universities")!;

@@ -3,13 +3,12 @@
  * run's PostgreSQL server (the private one of the global setup, or
  * TEST_DATABASE_URL), dropped again when the test file is done.
  */
-import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
-import pg from "pg";
 import { inject } from "vitest";
 import { type Database, openDatabase } from "../../src/db/driver.js";
 import { migrate } from "../../src/db/migrate.js";
 import { importExport } from "../../src/import/apply.js";
+import { createThrowawayDatabase } from "./throwaway-postgres.js";
 
 /** The run's PostgreSQL server (see `global-setup.ts`). */
 const postgresUrl = () => inject("postgresUrl");
@@ -23,24 +22,15 @@ export async function freshPGlite(): Promise<Database> {
 
 /** A new, empty, migrated database on the PostgreSQL server; `close` drops it. */
 export async function freshPostgres(server = postgresUrl()): Promise<Database & { url: string }> {
-  const name = `gw_test_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ databaseUrl: url.toString() });
+  const { url, drop } = await createThrowawayDatabase(server, "gw_test");
+  const db = await openDatabase({ databaseUrl: url });
   await migrate(db);
   return {
     ...db,
-    url: url.toString(),
+    url,
     close: async () => {
       await db.close();
-      const drop = new pg.Client({ connectionString: server });
-      await drop.connect();
-      await drop.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await drop.end();
+      await drop();
     },
   };
 }

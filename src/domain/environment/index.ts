@@ -3,6 +3,7 @@
  * and the school-level real-time and daily aggregates of docs/contract.md §5. Pure functions only.
  */
 export { EARTH_RADIUS_M, haversineMeters } from "./geo.js";
+export { type HourAtMidnight, hourlyAmount, hourlyFromRunningTotal, midnightOfHour } from "./precipitation.js";
 export { idw, type IdwResult } from "./idw.js";
 export {
   AQI_BREAKPOINTS,

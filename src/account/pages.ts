@@ -1,0 +1,188 @@
+/**
+ * The pages of "My API Keys" (`/account/…`), server-rendered in the landing
+ * page's frame and style. Every form that changes something carries the
+ * session's CSRF token; no page ever holds a key but the one just created.
+ */
+import type { KeyRecord } from "../keys/store.js";
+import type { Limits } from "../limits/rate-limits.js";
+import { html, page } from "../pages/layout.js";
+import type { AccountSession, LinkRefusal } from "./sessions.js";
+
+/** The page's title, as the service description names it. */
+const KEYS_TITLE = "My API Keys";
+
+const n = (value: number) => value.toLocaleString("en-US");
+const when = (date: Date | null) =>
+  date ? `<time datetime="${date.toISOString()}">${html(date.toISOString().slice(0, 16).replace("T", " "))} UTC</time>` : "never";
+const csrfField = (session: AccountSession) => `<input type="hidden" name="csrf" value="${html(session.csrf)}">`;
+
+const STYLE = `<style>
+  main { max-width: 60rem; margin: 0 auto; padding: 8px 20px 48px; }
+  h1 { margin: 24px 0 4px; }
+  .muted { color: var(--muted); }
+  .who { display: flex; gap: 12px; align-items: center; justify-content: space-between; flex-wrap: wrap; }
+  table { border-collapse: collapse; width: 100%; margin: 16px 0; font-size: 14px; }
+  th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+  th { background: var(--soft); }
+  .revoked { color: var(--muted); }
+  .notice { padding: 10px 14px; border-radius: 6px; border: 1px solid var(--line); background: var(--soft); margin: 16px 0; }
+  .notice.error { border-color: #c0392b; background: #fdf0ee; }
+  .notice.created { border-color: #1e8449; background: #eefaf2; }
+  .secret { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
+  .secret code { font-size: 15px; padding: 6px 8px; background: #fff; border: 1px solid var(--line); border-radius: 4px; word-break: break-all; }
+  form.inline { display: inline; }
+  button, .button { padding: 5px 12px; font: inherit; cursor: pointer; border-radius: 4px; border: 1px solid var(--brand); background: var(--brand); color: #fff; text-decoration: none; display: inline-block; }
+  button.quiet { background: transparent; color: var(--brand); }
+  button.danger { border-color: #c0392b; background: #c0392b; }
+  input[type=text] { padding: 5px 8px; font: inherit; border: 1px solid var(--line); border-radius: 4px; width: 18em; max-width: 100%; }
+</style>`;
+
+/** A whole account page. */
+const accountPage = (title: string, body: string) => page(`${title} · Public Data API`, `<main>\n${body}\n</main>`, STYLE);
+
+/** The header of a signed-in page: who, and a sign-out. */
+function whoBar(session: AccountSession): string {
+  const account = session.displayName === session.account ? "" : ` (account <code>${html(session.account)}</code>)`;
+  return `<div class="who"><p class="muted">Signed in as <strong>${html(session.displayName)}</strong>${account}, until ${when(session.expiresAt)}.</p>
+<form method="post" action="/account/sign-out" class="inline">${csrfField(session)}<button type="submit" class="quiet" id="sign-out">Sign out</button></form></div>`;
+}
+
+export interface KeysPageOptions {
+  session: AccountSession;
+  keys: KeyRecord[];
+  /** Today's requests of each key (null: not known just now). */
+  usedToday: Map<number, number | null>;
+  defaults: Limits;
+  maxKeys: number;
+  /** A key created by this request, shown this once. */
+  created?: { key: string; prefix: string; name: string };
+  /** A message about what this request did. */
+  notice?: { kind: "error" | "info"; text: string };
+}
+
+export function keysPage(o: KeysPageOptions): string {
+  const active = o.keys.filter((k) => !k.revokedAt).length;
+  const rows = o.keys
+    .map((k) => {
+      const used = o.usedToday.get(k.id);
+      const perDay = k.perDay ?? o.defaults.perDay;
+      const status = k.revokedAt ? `revoked ${when(k.revokedAt)}` : "active";
+      const action = k.revokedAt
+        ? ""
+        : `<a class="button quiet" href="/account/keys/${k.id}/revoke" data-revoke="${html(k.prefix)}" style="background:transparent;color:#c0392b;border-color:#c0392b">Revoke…</a>`;
+      return `<tr class="${k.revokedAt ? "revoked" : "active"}" data-prefix="${html(k.prefix)}">
+<td>${html(k.name)}</td><td><code>${html(k.prefix)}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
+<td>${n(k.perMinute ?? o.defaults.perMinute)}${k.perMinute === null ? ' <span class="muted">(default)</span>' : ""}</td>
+<td>${n(perDay)}${k.perDay === null ? ' <span class="muted">(default)</span>' : ""}</td>
+<td class="today">${k.revokedAt ? "—" : used === null || used === undefined ? "unknown" : `${n(used)} of ${n(perDay)}`}</td>
+<td class="status">${status}</td><td>${action}</td></tr>`;
+    })
+    .join("\n");
+  const created = o.created
+    ? `<div class="notice created" id="created" role="status">
+<p><strong>Your new key “${html(o.created.name)}”.</strong> Copy it now: <strong>it cannot be shown again</strong>. Only its SHA-256 hash is stored; if you lose it, create another and revoke this one.</p>
+<div class="secret"><code id="new-key">${html(o.created.key)}</code><button type="button" id="copy-key">Copy</button></div>
+</div>
+<script>
+document.getElementById("copy-key").addEventListener("click", async (event) => {
+  await navigator.clipboard.writeText(document.getElementById("new-key").textContent);
+  event.target.textContent = "Copied";
+});
+</script>`
+    : "";
+  const notice = o.notice ? `<div class="notice ${o.notice.kind}" role="status">${html(o.notice.text)}</div>` : "";
+  const form =
+    active >= o.maxKeys
+      ? `<p class="muted">You hold ${n(o.maxKeys)} active keys, the most an account may hold. Revoke one to create another.</p>`
+      : `<form method="post" action="/account/keys" id="create-key">${csrfField(o.session)}
+<label for="key-name">New key’s name</label> <input type="text" id="key-name" name="name" maxlength="100" required placeholder="e.g. course dashboard">
+<button type="submit">Create key</button></form>`;
+  return accountPage(
+    KEYS_TITLE,
+    `<h1>${KEYS_TITLE}</h1>
+${whoBar(o.session)}
+${created}${notice}
+<p>Send a key as <code>Authorization: Bearer &lt;API_KEY&gt;</code> to <a href="/api/v1">REST</a>, <a href="/graphql">GraphQL</a> and MCP.
+Each key may make the requests a minute and a day shown below; a higher quota comes from the platform administrator.
+You may hold ${n(o.maxKeys)} active keys.</p>
+${form}
+${
+  o.keys.length
+    ? `<table id="keys"><thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th>Per minute</th><th>Per day</th><th>Today</th><th>Status</th><th></th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>`
+    : `<p class="muted" id="no-keys">You have no keys yet.</p>`
+}`,
+  );
+}
+
+/** The confirmation before a revocation. */
+export function revokePage(session: AccountSession, key: KeyRecord): string {
+  return accountPage(
+    "Revoke a key",
+    `<h1>Revoke “${html(key.name)}”?</h1>
+${whoBar(session)}
+<p>The key <code>${html(key.prefix)}…</code> will be refused on every surface within a second. This cannot be undone:
+a program that uses it will need a new key.</p>
+<form method="post" action="/account/keys/${key.id}/revoke">${csrfField(session)}
+<button type="submit" class="danger" id="confirm-revoke">Revoke this key</button> <a href="/account/keys">Keep it</a></form>`,
+  );
+}
+
+export interface SignInPageOptions {
+  /** The provider's sign-in, when one is configured. */
+  oidc: boolean;
+  /** Where to go once signed in. */
+  next: string;
+  /** Why the holder is here again (a failed sign-in). */
+  problem?: string;
+}
+
+/** The way in: the identity provider, or a sign-in link from an operator. */
+export function signInPage(o: SignInPageOptions): string {
+  const provider = o.oidc
+    ? `<p><a class="button" id="oidc-sign-in" href="/account/oidc/start?next=${encodeURIComponent(o.next)}">Sign in with the platform account</a></p>`
+    : "";
+  return accountPage(
+    "Sign in",
+    `<h1>Sign in to ${KEYS_TITLE}</h1>
+${o.problem ? `<div class="notice error" role="alert">${html(o.problem)}</div>` : ""}
+${provider}
+<p>${o.oidc ? "Or open" : "Open"} a one-time sign-in link from the platform's operator, who makes one with
+<code>npm run keys -- sign-in-link --owner NAME</code>. A link works once, for a short while.</p>`,
+  );
+}
+
+/** A valid link, before it is used: one button signs in (so that a link previewer fetching it does not use it up). */
+export function linkPage(owner: string, token: string, next: string): string {
+  return accountPage(
+    "Sign in",
+    `<h1>Sign in to ${KEYS_TITLE}</h1>
+<p>This link signs you in as <strong>${html(owner)}</strong>. It works once.</p>
+<form method="post" action="/account/sign-in"><input type="hidden" name="token" value="${html(token)}"><input type="hidden" name="next" value="${html(next)}">
+<button type="submit" id="use-link">Sign in as ${html(owner)}</button></form>`,
+  );
+}
+
+const LINK_REFUSALS: Record<LinkRefusal, string> = {
+  unknown: "This sign-in link is not valid. Check that it was copied whole, or ask the operator for a new one.",
+  used: "This sign-in link has been used already: a link works once. Ask the operator for a new one.",
+  expired: "This sign-in link has expired. Ask the operator for a new one.",
+};
+
+/** A link that cannot be used, and why. */
+export function linkRefusedPage(refusal: LinkRefusal): string {
+  return accountPage(
+    "Sign-in link refused",
+    `<h1>Sign-in link refused</h1>\n<div class="notice error" role="alert" id="refusal">${html(LINK_REFUSALS[refusal])}</div>`,
+  );
+}
+
+/** A refused request (CSRF, a key that is not the holder's, bad input). */
+export function problemPage(title: string, text: string): string {
+  return accountPage(
+    title,
+    `<h1>${html(title)}</h1>\n<div class="notice error" role="alert">${html(text)}</div>\n<p><a href="/account/keys">Back to ${KEYS_TITLE}</a></p>`,
+  );
+}

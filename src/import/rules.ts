@@ -1,0 +1,113 @@
+/**
+ * How the platform export's values are validated (docs/contract.md §6): one
+ * rule per kind of column. `src/generated/columns.ts`, generated from
+ * `prisma/schema.prisma` by `scripts/prisma-columns.mjs`, gives every column
+ * the rule its type implies; `records.ts` adds the rules of its own (ranges,
+ * patterns) where a column needs more.
+ */
+import { z } from "zod";
+import { INT32_MAX } from "../input-limits.js";
+
+// PostgreSQL text cannot hold NUL; refuse it here so the record is named.
+const noNul = (v: string) => !v.includes("\0");
+const NUL = { message: "must not contain a NUL character" };
+
+/** A non-empty string, trimmed. */
+export const text = z.string().trim().min(1, { message: "expected a non-empty string" }).refine(noNul, NUL);
+
+/** A string that may be missing; missing, null and "" are stored as null. */
+export const optionalText = z
+  .string()
+  .refine(noNul, NUL)
+  .nullish()
+  .transform((v) => (v === "" ? null : (v ?? null)));
+
+/** A list of non-empty strings; missing or null is the empty list. */
+export const texts = z
+  .array(text)
+  .nullish()
+  .transform((v) => v ?? []);
+
+/** A positive 32-bit integer id. */
+export const id = z
+  .number({ message: "expected an integer id" })
+  .int({ message: "expected an integer id" })
+  .positive({ message: "expected a positive integer id" })
+  .max(INT32_MAX, { message: `expected an id of at most ${INT32_MAX}` });
+
+/** A 32-bit integer. */
+export const int = z
+  .number({ message: "expected an integer" })
+  .int({ message: "expected an integer" })
+  .min(-INT32_MAX - 1, { message: `expected an integer of at least ${-INT32_MAX - 1}` })
+  .max(INT32_MAX, { message: `expected an integer of at most ${INT32_MAX}` });
+
+/** A count: a non-negative 32-bit integer; missing or null is 0. */
+export const count = z
+  .number()
+  .int()
+  .min(0, { message: "expected a non-negative integer" })
+  .max(INT32_MAX, { message: `expected an integer of at most ${INT32_MAX}` })
+  .nullish()
+  .transform((v) => v ?? 0);
+
+/** A finite number (JSON has no other). */
+export const float = z.number({ message: "expected a number" });
+
+/** A yes or no, which the export writes as 0 or 1 (or as a JSON boolean). */
+export const flag = z
+  .union([z.literal(0), z.literal(1), z.boolean()], { message: "expected 0 or 1" })
+  .transform((v) => v === 1 || v === true);
+
+/** Any JSON value without a NUL character in its strings; stored as jsonb, or null when missing. */
+export const json = z
+  .unknown()
+  .refine((v) => v === undefined || !JSON.stringify(v).includes("\\u0000"), NUL)
+  .transform((v) => v ?? null);
+
+/** A calendar date, `YYYY-MM-DD`. */
+export const date = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: "expected a date YYYY-MM-DD" })
+  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), {
+    message: "expected a real calendar date",
+  });
+
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(:(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** An ISO 8601 instant with a time zone offset. */
+export const instant = z
+  .string()
+  .regex(INSTANT, { message: "expected an ISO 8601 instant with a time zone offset" })
+  .refine(
+    (v) => {
+      const match = INSTANT.exec(v);
+      if (!match) return true; // the pattern check above already says why
+      const [, y, mo, d, h, mi, , s] = match;
+      const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+      return (
+        day.getUTCFullYear() === Number(y) &&
+        day.getUTCMonth() === Number(mo) - 1 &&
+        day.getUTCDate() === Number(d) &&
+        Number(h) < 24 &&
+        Number(mi) < 60 &&
+        Number(s ?? 0) < 60 &&
+        !Number.isNaN(Date.parse(v))
+      );
+    },
+    { message: "expected a real instant" },
+  )
+  .transform((v) => new Date(v));
+
+/** One of a database enum's values, refused with the list in words. */
+export function oneOf<const E extends Record<string, string>>(values: E) {
+  const list = Object.values(values);
+  const words = list.length > 1 ? `${list.slice(0, -1).join(", ")} or ${list.at(-1)}` : list.join("");
+  return z.enum(values, { message: `expected ${words}` });
+}
+
+/** A rule for a column that may be missing: missing is stored as null. */
+export const optional = <T extends z.ZodType>(rule: T) => rule.nullish().transform((v) => v ?? null);
+
+/** A rule for a column with a default: missing or null is stored as the default. */
+export const orDefault = <T extends z.ZodType>(rule: T, value: z.output<T>) => rule.nullish().transform((v) => v ?? value);

@@ -1,0 +1,144 @@
+/**
+ * "My API Keys" in a real browser (Debian's Chromium through playwright-core),
+ * against `npm start`'s entry on a fresh embedded DATA_DIR, as the issue's
+ * acceptance says: the operator prints a sign-in link with the README's own
+ * command line; the holder opens it, signs in, creates a key (copied with the
+ * button), calls /api/v1/universities with it (200), revokes it after the
+ * confirmation, and the next call gets 401. Any request to another host, or
+ * any error on a page, fails the test.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumPresent, launchChromium, SCREENSHOTS } from "../support/chromium.js";
+import { cli } from "../support/cli.js";
+import { type GatewayProcess, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
+
+const present = chromiumPresent;
+
+/** The README's sign-in-link example: its arguments after `npm run keys --`. */
+const README = readFileSync(join(import.meta.dirname, "..", "..", "README.md"), "utf8");
+const signInLine = /^npm run keys -- (sign-in-link .*)$/m.exec(README)?.[1];
+
+let tmp: string;
+let gateway: GatewayProcess;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!present) return;
+  tmp = mkdtempSync(join(tmpdir(), "account-browser-"));
+  gateway = await startGateway("account", { DATA_DIR: join(tmp, "data"), LOG_LEVEL: "info" });
+  await waitReady(gateway, 180_000);
+  browser = await launchChromium();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stopAllGateways();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+const call = (key: string) => fetch(`${gateway.base}/api/v1/universities`, { headers: { authorization: `Bearer ${key}` } });
+
+describe.skipIf(!present)("My API Keys in a browser, on a fresh npm start", () => {
+  it("the README has the operator's sign-in-link line", () => {
+    expect(signInLine).toBe("sign-in-link --owner alice");
+  });
+
+  it("link → sign in → create → 200 → revoke → 401", async () => {
+    // The operator, while the gateway serves: the command runs inside it and writes the link under its address.
+    const printed = await cli(join(tmp, "data"), "keys", signInLine!.split(" "));
+    expect(printed.code, printed.stderr).toBe(0);
+    const link = /^ {2}(http:\/\/\S+)$/m.exec(printed.stdout)?.[1];
+    expect(link).toMatch(new RegExp(`^${gateway.base}/account/sign-in\\?token=[\\w-]{43}$`));
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: gateway.base });
+    const outside: string[] = [];
+    const errors: string[] = [];
+    context.on("request", (request) => {
+      if (!request.url().startsWith(gateway.base) && !/^(data|blob):/.test(request.url())) outside.push(request.url());
+    });
+    const page = await context.newPage();
+    page.on("pageerror", (error) => errors.push(error.message));
+
+    // 1. Sign in.
+    await page.goto(link!);
+    expect(await page.textContent("h1")).toBe("Sign in to My API Keys");
+    await Promise.all([page.waitForURL(`${gateway.base}/account/keys`), page.click("#use-link")]);
+    expect(await page.textContent(".who")).toContain("Signed in as alice");
+    expect(await page.textContent("#no-keys")).toBe("You have no keys yet.");
+    const cookies = await context.cookies();
+    const session = cookies.find((c) => c.name === "uedu_session")!;
+    expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/account", secure: false });
+
+    // 2. Create a key: shown once, copied with the button.
+    await page.fill("#key-name", "my notebook");
+    await Promise.all([page.waitForLoadState("load"), page.click("#create-key button[type=submit]")]);
+    const key = (await page.textContent("#new-key"))!;
+    expect(key).toMatch(/^uedu_[0-9A-Za-z]{40}$/);
+    expect(await page.textContent("#created")).toContain("it cannot be shown again");
+    await page.click("#copy-key");
+    // The button says so once the clipboard has taken the key (the write is asynchronous).
+    await expect.poll(() => page.textContent("#copy-key"), { timeout: 10_000 }).toBe("Copied");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+    await page.screenshot({ path: join(SCREENSHOTS, "my-api-keys-created.png"), fullPage: true });
+
+    // 3. The API takes it.
+    expect((await call(key)).status).toBe(200);
+    await page.goto(`${gateway.base}/account/keys`);
+    expect(await page.content()).not.toContain(key); // shown once only
+    const row = page.locator(`tr[data-prefix="${key.slice(0, 13)}"]`);
+    expect(await row.locator("td.status").textContent()).toBe("active");
+    expect(await row.locator("td.today").textContent()).toBe("1 of 10,000");
+
+    // 4. Revoke it, after the confirmation.
+    await Promise.all([page.waitForURL(/\/revoke$/), row.getByText("Revoke…").click()]);
+    expect(await page.textContent("h1")).toBe("Revoke “my notebook”?");
+    await Promise.all([page.waitForURL(/\/account\/keys\?revoked=/), page.click("#confirm-revoke")]);
+    expect(await page.textContent("[role=status]")).toContain(`The key ${key.slice(0, 13)}… is revoked.`);
+    expect(await page.locator(`tr[data-prefix="${key.slice(0, 13)}"] td.status`).textContent()).toMatch(/^revoked /);
+    await page.screenshot({ path: join(SCREENSHOTS, "my-api-keys-revoked.png"), fullPage: true });
+
+    // 5. The next call is refused.
+    const refused = await call(key);
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: string }).error).toContain("invalid or revoked API key");
+
+    // Sign out: the page asks for a sign-in again.
+    await Promise.all([page.waitForURL(`${gateway.base}/`), page.click("#sign-out")]);
+    await page.goto(`${gateway.base}/account/keys`);
+    expect(page.url()).toBe(`${gateway.base}/account/sign-in?next=%2Faccount%2Fkeys`);
+
+    // The landing page links here.
+    await page.goto(`${gateway.base}/`);
+    expect(await page.getAttribute("#my-keys", "href")).toBe("/account/keys");
+
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+
+    // The gateway's log holds no key, token or cookie.
+    const output = gateway.output();
+    for (const secret of [key, link!.split("token=")[1]!, session.value]) expect(output).not.toContain(secret);
+  }, 120_000);
+
+  it("the link was used: opening it again says so", async () => {
+    const printed = await cli(join(tmp, "data"), "keys", ["sign-in-link", "--owner", "bob", "--json", "--minutes", "5"]);
+    expect(printed.code, printed.stderr).toBe(0);
+    const { url, expires_at } = JSON.parse(printed.stdout.trim().split("\n").at(-1)!) as { url: string; expires_at: string };
+    const minutes = (Date.parse(expires_at) - Date.now()) / 60_000;
+    expect(minutes).toBeGreaterThan(4);
+    expect(minutes).toBeLessThanOrEqual(5);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(url);
+    await Promise.all([page.waitForURL(`${gateway.base}/account/keys`), page.click("#use-link")]);
+    const again = await page.goto(url);
+    expect(again?.status()).toBe(410);
+    expect(await page.textContent("#refusal")).toContain("This sign-in link has been used already");
+    await context.close();
+  }, 60_000);
+});

@@ -1,0 +1,90 @@
+/**
+ * A key revoked on "My API Keys" is refused everywhere within a second: two
+ * gateway processes on one PostgreSQL database, each having verified (and
+ * cached) the key; the holder revokes it on the first one's page, and the
+ * second refuses it within 1 s. So does a revocation by the operator's
+ * command, which runs in a process of its own.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { issueSignInToken } from "../../src/account/sessions.js";
+import { KeyStore } from "../../src/keys/store.js";
+import { SESSION_COOKIE } from "../../src/account/plugin.js";
+import { canaryExport } from "../support/canary.js";
+import { cli } from "../support/cli.js";
+import { freshPostgres, importObject } from "../support/databases.js";
+import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
+
+let db: Awaited<ReturnType<typeof freshPostgres>>;
+let a: GatewayProcess;
+let b: GatewayProcess;
+
+beforeAll(async () => {
+  db = await freshPostgres();
+  await importObject(db, canaryExport()); // not empty: no demo import at start
+  a = await startGateway("gateway A", { DATABASE_URL: db.url });
+  b = await startGateway("gateway B", { DATABASE_URL: db.url });
+  await Promise.all([waitReady(a), waitReady(b)]);
+}, 120_000);
+
+afterAll(async () => {
+  await stopAllGateways();
+  await db?.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How long after `since` each gateway first refuses `key` (polling every 20 ms, up to 30 s). */
+function refusedAfter(gateways: GatewayProcess[], key: string, since: () => number): Promise<number[]> {
+  return Promise.all(
+    gateways.map(async (gateway) => {
+      for (let start = Date.now(); Date.now() - start < 30_000; ) {
+        const answer = await request(gateway, "/api/v1/universities", { key });
+        if (answer.status === 401) return Date.now() - since();
+        expect(answer.status).toBe(200);
+        await sleep(20);
+      }
+      return Number.POSITIVE_INFINITY;
+    }),
+  );
+}
+
+it("revoked on one process's page, refused by the other within 1 s", async () => {
+  // Its own per-minute limit is high: the polling must meet the revocation, not the limit.
+  const { key, id } = await new KeyStore(db).create({ name: "shared", owner: "holder", perMinute: 100_000 });
+  for (const gateway of [a, b]) expect((await request(gateway, "/api/v1/universities", { key })).status).toBe(200);
+
+  const { token } = await issueSignInToken(db, "holder", 5);
+  const form = { "content-type": "application/x-www-form-urlencoded", origin: a.base };
+  const signedIn = await fetch(`${a.base}/account/sign-in`, { method: "POST", headers: form, body: `token=${token}`, redirect: "manual" });
+  expect(signedIn.status).toBe(303);
+  const cookie = signedIn.headers
+    .getSetCookie()
+    .find((c) => c.startsWith(`${SESSION_COOKIE}=`))!
+    .split(";")[0]!;
+  const page = await (await fetch(`${a.base}/account/keys`, { headers: { cookie } })).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+
+  let revokedAt = 0;
+  const watching = refusedAfter([b], key, () => revokedAt);
+  revokedAt = Date.now();
+  const revoked = await fetch(`${a.base}/account/keys/${id}/revoke`, {
+    method: "POST",
+    headers: { ...form, cookie },
+    body: new URLSearchParams({ csrf }).toString(),
+    redirect: "manual",
+  });
+  expect(revoked.status).toBe(303);
+  const [elapsed] = await watching;
+  expect(elapsed).toBeLessThan(1_000);
+  expect((await request(a, "/api/v1/universities", { key })).status).toBe(401);
+}, 60_000);
+
+it("revoked by the operator's command, refused by both processes within 1 s", async () => {
+  const { key, id } = await new KeyStore(db).create({ name: "by the operator", perMinute: 100_000 });
+  for (const gateway of [a, b]) expect((await request(gateway, "/api/v1/universities", { key })).status).toBe(200);
+  // The command's own start (tsx, migrations) is not the revocation: time from its exit.
+  const done = await cli("unused", "keys", ["revoke", String(id)], { env: { DATABASE_URL: db.url } });
+  const revokedAt = Date.now();
+  expect(done.code, done.stderr).toBe(0);
+  for (const elapsed of await refusedAfter([a, b], key, () => revokedAt)) expect(elapsed).toBeLessThan(1_000);
+}, 60_000);

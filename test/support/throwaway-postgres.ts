@@ -1,0 +1,26 @@
+/**
+ * A new, empty database on a PostgreSQL server, for a test file or a
+ * benchmark; `drop` removes it (connections included). Needs nothing of
+ * vitest, so the benchmarks use it too.
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+
+export async function createThrowawayDatabase(server: string, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: server });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}

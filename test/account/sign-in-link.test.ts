@@ -7,13 +7,16 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.js";
 import { openDatabase } from "../../src/db/driver.js";
 import { cli } from "../support/cli.js";
+import { migratedDataDir } from "../support/databases.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "sign-in-link-"));
 const dataDir = join(tmp, "data");
+
+beforeAll(() => migratedDataDir(dataDir));
 
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { canaryExport } from "../support/canary.js";
 import { cli } from "../support/cli.js";
+import { migratedDataDir } from "../support/databases.js";
 import { startGateway, stopAllGateways, stopGateway, waitReady } from "../support/gateway-process.js";
 
 let tmp: string;
@@ -23,7 +24,7 @@ const keyNames = async () => {
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), "backup-"));
-  dataDir = join(tmp, "data");
+  dataDir = migratedDataDir(join(tmp, "data"));
   copy = join(tmp, "copy.tar.gz");
   expect((await cli(dataDir, "import", ["-"], { input: JSON.stringify(canaryExport()) })).code).toBe(0);
   expect((await cli(dataDir, "keys", ["create", "--name", "before"])).code).toBe(0);

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { demoExportChunks } from "../../src/demo/index.js";
 import { canaryExport } from "../support/canary.js";
 import { cli, type ProgressLine } from "../support/cli.js";
+import { migratedDataDir } from "../support/databases.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 
 let tmp: string;
@@ -19,7 +20,7 @@ let dataDir: string;
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), "crash-"));
-  dataDir = join(tmp, "data");
+  dataDir = migratedDataDir(join(tmp, "data"));
   expect((await cli(dataDir, "import", ["-"], { input: JSON.stringify(canaryExport()) })).code).toBe(0);
 }, 120_000);
 

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/driver.js";
 import { canaryExport } from "../support/canary.js";
 import { cli } from "../support/cli.js";
+import { migratedDataDir } from "../support/databases.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { airNowPayload, airNowSites, cwaPayload, moenvWrapped } from "./payloads.js";
 
@@ -39,7 +40,7 @@ async function stationCount(): Promise<number> {
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), "ingest-cli-"));
-  dataDir = join(tmp, "data");
+  dataDir = migratedDataDir(join(tmp, "data"));
   const first = await cli(dataDir, "import", ["-"], { input: JSON.stringify(canaryExport()) });
   expect(first.code).toBe(0);
 }, 120_000);

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../support/cli.js";
+import { migratedDataDir } from "../support/databases.js";
 
 const KEY = "CWA-SECRET-0123-4567";
 const CWA = readFileSync(join(import.meta.dirname, "samples", "cwa-O-A0001-001.json"), "utf8");
@@ -25,6 +26,7 @@ const seen: string[] = [];
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), "ingest-fetch-"));
+  migratedDataDir(join(tmp, "data"));
   server = createServer((req: IncomingMessage, res: ServerResponse) => {
     seen.push(req.url ?? "");
     const step = plan.shift();

@@ -9,10 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliRun, cli } from "../support/cli.js";
+import { migratedDataDir } from "../support/databases.js";
 
 let tmp: string;
 beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), "keys-cli-"));
+  migratedDataDir(join(tmp, "data"));
 });
 afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });

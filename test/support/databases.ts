@@ -5,19 +5,30 @@
  */
 import { Readable } from "node:stream";
 import { inject } from "vitest";
-import { type Database, openDatabase } from "../../src/db/driver.js";
+import { type Database, openDatabase, openPGlite } from "../../src/db/driver.js";
 import { migrate } from "../../src/db/migrate.js";
 import { importExport } from "../../src/import/apply.js";
+import { copyTemplate, templateDump } from "./pglite-template.js";
 import { createThrowawayDatabase } from "./throwaway-postgres.js";
 
 /** The run's PostgreSQL server (see `global-setup.ts`). */
 const postgresUrl = () => inject("postgresUrl");
 
-/** A migrated in-memory PGlite database. */
+/** A migrated in-memory PGlite database, loaded from the run's template. */
 export async function freshPGlite(): Promise<Database> {
-  const db = await openDatabase({ dataDir: "memory://" });
+  const db = await openPGlite("memory://", templateDump(inject("pgliteTemplate")));
+  // Finds nothing to apply, unless the template is older than the migrations.
   await migrate(db);
   return db;
+}
+
+/**
+ * A migrated, empty DATA_DIR at `dataDir` (which must not exist), copied from
+ * the run's template, for tests of what a command or gateway does with one
+ * rather than of how one is created.
+ */
+export function migratedDataDir(dataDir: string): string {
+  return copyTemplate(inject("pgliteTemplate"), dataDir);
 }
 
 /** A new, empty, migrated database on the PostgreSQL server; `close` drops it. */

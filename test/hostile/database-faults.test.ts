@@ -175,8 +175,19 @@ describe("PostgreSQL stopped", () => {
 
   it("an MCP tool call with a checked key is a tool error carrying the REST 503 body", async () => {
     const k = warm;
-    expect((await mcp(k)).status).toBe(200);
-    await server.stop();
+    // The key must still be cached (3 s) when the call is made, or the key check answers the
+    // HTTP 503 of the test above. A busy machine can take longer than that to stop PostgreSQL:
+    // then start it again and try again.
+    for (let attempt = 1; ; attempt++) {
+      const checkedAt = Date.now();
+      expect((await mcp(k)).status).toBe(200);
+      await server.stop();
+      const stoppedAfter = Date.now() - checkedAt;
+      if (stoppedAfter < 2_000) break;
+      await server.start();
+      await recovery();
+      if (attempt === 5) throw new Error(`stopping PostgreSQL took over 2 s five times (the last ${stoppedAfter} ms)`);
+    }
     try {
       const answer = await mcp(k);
       expect(answer.status).toBe(200);

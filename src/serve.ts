@@ -26,6 +26,7 @@ import { OidcSignIn } from "./account/oidc.js";
 import { AccountSessions } from "./account/sessions.js";
 import { RateLimits } from "./limits/rate-limits.js";
 import { connectRedis } from "./limits/redis.js";
+import { followKeyChangesOnRedis, publishKeyChange } from "./keys/redis-changes.js";
 import type { Logger } from "pino";
 import { createHttpServer, drain } from "./http.js";
 import { observePool } from "./observe/metrics.js";
@@ -95,12 +96,14 @@ export async function serve(config: Config, log: Logger): Promise<void> {
       db = await open();
     }
   }
-  const keys = new KeyStore(db);
-  // A key revoked or changed by any process (a page, a command) is forgotten here at once.
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
+  const keys = new KeyStore(db, redis ? { announce: () => publishKeyChange(redis, log) } : {});
+  // A key revoked or changed by any process (a page, a command) is forgotten here at once:
+  // told by the database, and by Redis where it is set.
   const keyChanges = await keys.follow(db);
+  const keyChangesOnRedis = config.redisUrl ? followKeyChangesOnRedis(config.redisUrl, () => keys.forgetAll(), log) : undefined;
   const commands = socketPath ? await serveCommands(socketPath, db, DATABASE_COMMANDS) : undefined;
 
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
   const limits = new RateLimits({
     defaults: { perMinute: config.perMinute, perDay: config.perDay },
     redis,
@@ -173,6 +176,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     metricsServer?.close();
     commands?.close();
     redis?.disconnect();
+    keyChangesOnRedis?.close();
     await answers.close();
     await keyChanges.close();
     await prisma.$disconnect().catch(() => undefined);

@@ -8,7 +8,8 @@
  * `follow`s it forgets its cached verifications at once (in well under a
  * second). A notice lost while a listening connection was down is covered by
  * the listener's resume (which forgets everything too) and, at worst, by
- * `cacheMs` (default 3 s).
+ * `cacheMs` (default 3 s). Where REDIS_URL is set the change also goes
+ * through Redis (`announce`, src/keys/redis-changes.ts).
  */
 import { timingSafeEqual } from "node:crypto";
 import { KEYS_CHANGED } from "../db/changes.js";
@@ -88,6 +89,12 @@ export interface KeyStoreOptions {
   touchEveryMs?: number;
   /** The clock (tests move it). */
   now?: () => number;
+  /**
+   * Told after this store revoked a key or changed its limits, besides the
+   * database's notice: the gateway publishes the change on Redis
+   * (src/keys/redis-changes.ts). Must not throw.
+   */
+  announce?: () => Promise<void>;
 }
 
 export class KeyStore {
@@ -99,6 +106,7 @@ export class KeyStore {
   private readonly cacheSize: number;
   private readonly touchEveryMs: number;
   private readonly now: () => number;
+  private readonly announce: () => Promise<void>;
   /** Bumped whenever the cache is emptied, so a lookup that started before cannot put back what was forgotten. */
   private generation = 0;
 
@@ -110,6 +118,7 @@ export class KeyStore {
     this.cacheSize = options.cacheSize ?? 10_000;
     this.touchEveryMs = options.touchEveryMs ?? 60_000;
     this.now = options.now ?? Date.now;
+    this.announce = options.announce ?? (async () => undefined);
   }
 
   /** Creates a key; the returned `key` is the only time the secret exists outside its holder. */
@@ -149,6 +158,7 @@ export class KeyStore {
     );
     if (!row) return null;
     this.forget(row.id);
+    await this.announce();
     return toRecord(row);
   }
 
@@ -179,6 +189,7 @@ export class KeyStore {
       key.id,
     ]);
     this.forget(key.id);
+    await this.announce();
     return toRecord(row!);
   }
 
@@ -193,6 +204,7 @@ export class KeyStore {
       limits.perDay === undefined ? key.perDay : limits.perDay,
     ]);
     this.forget(key.id);
+    await this.announce();
     return toRecord(row!);
   }
 

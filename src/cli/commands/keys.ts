@@ -16,6 +16,7 @@ import { type CommandLine, readArgs } from "../args.js";
 import { KeyError, KeyStore, type KeyRecord } from "../../keys/store.js";
 import { issueSignInToken, MAX_LINK_MINUTES } from "../../account/sessions.js";
 import { loadConfig } from "../../config.js";
+import { publishKeyChangeOnce } from "../../keys/redis-changes.js";
 import { textProblem } from "../../input-limits.js";
 import { answerUsage, type Command, type CommandSpec } from "../command.js";
 
@@ -84,7 +85,15 @@ const keysCli: Command = async (args, io, withDatabase) => {
     const perMinute = limit("per-minute", values["per-minute"]);
     const perDay = limit("per-day", values["per-day"]);
     return await withDatabase(async (db) => {
-      const keys = new KeyStore(db);
+      const keys = new KeyStore(db, {
+        // Where REDIS_URL is set, every gateway also hears of a revocation or new limits through Redis.
+        announce: async () => {
+          const { redisUrl } = loadConfig();
+          if (redisUrl && !(await publishKeyChangeOnce(redisUrl))) {
+            io.err("keys: Redis could not be told of the change; the gateways hear of it through the database\n");
+          }
+        },
+      });
       switch (command) {
         case "create": {
           const created = await keys.create({ name: values.name!, owner, perMinute, perDay });

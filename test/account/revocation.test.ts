@@ -6,9 +6,8 @@
  * command, which runs in a process of its own.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { issueSignInToken } from "../../src/account/sessions.js";
 import { KeyStore } from "../../src/keys/store.js";
-import { SESSION_COOKIE } from "../../src/account/plugin.js";
+import { signInAt } from "../support/account.js";
 import { canaryExport } from "../support/canary.js";
 import { cli } from "../support/cli.js";
 import { freshPostgres, importObject } from "../support/databases.js";
@@ -53,26 +52,12 @@ it("revoked on one process's page, refused by the other within 1 s", async () =>
   const { key, id } = await new KeyStore(db).create({ name: "shared", owner: "holder", perMinute: 100_000 });
   for (const gateway of [a, b]) expect((await request(gateway, "/api/v1/universities", { key })).status).toBe(200);
 
-  const { token } = await issueSignInToken(db, "holder", 5);
-  const form = { "content-type": "application/x-www-form-urlencoded", origin: a.base };
-  const signedIn = await fetch(`${a.base}/account/sign-in`, { method: "POST", headers: form, body: `token=${token}`, redirect: "manual" });
-  expect(signedIn.status).toBe(303);
-  const cookie = signedIn.headers
-    .getSetCookie()
-    .find((c) => c.startsWith(`${SESSION_COOKIE}=`))!
-    .split(";")[0]!;
-  const page = await (await fetch(`${a.base}/account/keys`, { headers: { cookie } })).text();
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+  const holder = await signInAt(a.base, db, "holder");
 
   let revokedAt = 0;
   const watching = refusedAfter([b], key, () => revokedAt);
   revokedAt = Date.now();
-  const revoked = await fetch(`${a.base}/account/keys/${id}/revoke`, {
-    method: "POST",
-    headers: { ...form, cookie },
-    body: new URLSearchParams({ csrf }).toString(),
-    redirect: "manual",
-  });
+  const revoked = await holder.revoke(id);
   expect(revoked.status).toBe(303);
   const [elapsed] = await watching;
   expect(elapsed).toBeLessThan(1_000);

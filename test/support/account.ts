@@ -110,3 +110,26 @@ export async function accountHarness(options: Partial<AccountOptions> = {}): Pro
   };
   return harness;
 }
+
+/**
+ * A holder of `owner` signed in through a link on a gateway process served at
+ * `base` (over HTTP, not `gateway.fetch`), able to revoke a key as the page's
+ * confirmation form does.
+ */
+export async function signInAt(base: string, db: Parameters<typeof issueSignInToken>[0], owner: string) {
+  const { token } = await issueSignInToken(db, owner, 5);
+  const form = { "content-type": "application/x-www-form-urlencoded", origin: base };
+  const signedIn = await fetch(`${base}/account/sign-in`, { method: "POST", headers: form, body: `token=${token}`, redirect: "manual" });
+  if (signedIn.status !== 303) throw new Error(`sign-in answered ${signedIn.status}: ${await signedIn.text()}`);
+  const cookie = `${SESSION_COOKIE}=${setCookie(signedIn, SESSION_COOKIE)}`;
+  const csrf = csrfOf(await (await fetch(`${base}/account/keys`, { headers: { cookie } })).text())!;
+  return {
+    revoke: (id: number) =>
+      fetch(`${base}/account/keys/${id}/revoke`, {
+        method: "POST",
+        headers: { ...form, cookie },
+        body: new URLSearchParams({ csrf }).toString(),
+        redirect: "manual",
+      }),
+  };
+}

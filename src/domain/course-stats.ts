@@ -24,6 +24,11 @@ export function semesterYear(semester: string): string {
   return hyphen === -1 ? semester : semester.slice(0, hyphen);
 }
 
+/** Orders rows by key ascending, as JavaScript compares strings (UTF-16 code units). */
+export function byKey(a: { key: string }, b: { key: string }): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
 /**
  * Folds cells into one row per key, sorted by key ascending. A null
  * instructor counts its courses but is not an instructor.
@@ -39,7 +44,5 @@ export function foldStats(cells: Iterable<InstructorCell>): StatsRow[] {
     group.courses += cell.courses;
     if (cell.instructor !== null) group.instructors.add(cell.instructor);
   }
-  return [...groups.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, g]) => ({ key, courseCount: g.courses, instructorCount: g.instructors.size }));
+  return [...groups.entries()].map(([key, g]) => ({ key, courseCount: g.courses, instructorCount: g.instructors.size })).sort(byKey);
 }

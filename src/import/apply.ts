@@ -15,6 +15,7 @@ import type { Readable } from "node:stream";
 import { announceChange } from "../db/changes.js";
 import type { Database } from "../db/driver.js";
 import { compareSemver } from "../domain/semver.js";
+import { rebuildCourseSummaries } from "./courses.js";
 import { rebuildStationDays } from "./daily.js";
 import { readExport } from "./read.js";
 import { importRows } from "../observe/metrics.js";
@@ -202,6 +203,7 @@ export async function importExport(db: Database, input: Readable, options: Impor
     await checkReferences(tx, records);
     await store(tx, records, observations, progress);
     await rebuildStationDays(tx);
+    await rebuildCourseSummaries(tx);
     await announceChange(tx);
     progress?.phase("committing");
     const { universities, courses, papers, conferences, hub_packs, stations } = records;

@@ -1,9 +1,12 @@
 /** Aggregate statistics over public courses (operation 4). */
-import { foldStats, semesterYear, type StatsGrouping, type StatsRow } from "../domain/course-stats.js";
+import type { ReadClient } from "../db/client.js";
+import { byKey, foldStats, semesterYear, type StatsGrouping, type StatsRow } from "../domain/course-stats.js";
 import { builder } from "./builder.js";
 import { COUNT, POSITIVE } from "./json-schema.js";
 import { COST } from "./cost.js";
 import { courseFilter } from "./course.js";
+import { present } from "./arguments.js";
+import { universityMatch } from "./university.js";
 
 const CourseStatsGrouping = builder.enumType("CourseStatsGrouping", {
   description: "What course statistics are grouped by.",
@@ -41,27 +44,48 @@ builder.queryField("courseStats", (t) =>
     },
     complexity: COST.list, // one GROUP BY over the public courses
     resolve: async (_root, args, ctx) => {
-      const where = courseFilter({ university: args.university });
       const grouping: StatsGrouping = args.groupBy;
-      if (grouping === "school") {
-        const [cells, schools] = await Promise.all([
-          ctx.prisma.course.groupBy({ by: ["universityId", "instructor"], where, _count: { _all: true } }),
-          ctx.prisma.university.findMany({ select: { id: true, code: true } }),
-        ]);
-        const codes = new Map(schools.map((s) => [s.id, s.code]));
-        return {
-          rows: foldStats(
-            cells.map((c) => ({
-              key: codes.get(c.universityId) ?? String(c.universityId),
-              instructor: c.instructor,
-              courses: c._count._all,
-            })),
-          ),
-        };
-      }
-      const cells = await ctx.prisma.course.groupBy({ by: ["semester", "instructor"], where, _count: { _all: true } });
-      const key = grouping === "year" ? semesterYear : (s: string) => s;
-      return { rows: foldStats(cells.map((c) => ({ key: key(c.semester), instructor: c.instructor, courses: c._count._all }))) };
+      const scope = await statsScope(ctx.prisma, args.university);
+      if (scope === null) return { rows: [] };
+      if (scope === undefined) return { rows: await liveStats(ctx.prisma, args.university, grouping) };
+      const rows = await ctx.prisma.courseStat.findMany({
+        where: { universityId: scope, grouping },
+        select: { key: true, courseCount: true, instructorCount: true },
+      });
+      return { rows: rows.sort(byKey) };
     },
   }),
 );
+
+/**
+ * Whose rows the import kept (src/import/courses.ts) answer a `university`
+ * filter: 0 (all schools) without one, the school's id when exactly one school
+ * matches, null when none does (no courses, no rows). Undefined when two
+ * schools match (one's code is the other's Chinese name): their union is
+ * counted live.
+ */
+async function statsScope(prisma: ReadClient, university: string | null | undefined): Promise<number | null | undefined> {
+  const value = present(university);
+  if (value === undefined) return 0;
+  const schools = await prisma.university.findMany({ where: universityMatch(value), select: { id: true }, take: 2 });
+  if (schools.length === 0) return null;
+  return schools.length === 1 ? schools[0]!.id : undefined;
+}
+
+/** The rows counted from the courses themselves. */
+export async function liveStats(prisma: ReadClient, university: string | null | undefined, grouping: StatsGrouping): Promise<StatsRow[]> {
+  const where = courseFilter({ university });
+  if (grouping === "school") {
+    const [cells, schools] = await Promise.all([
+      prisma.course.groupBy({ by: ["universityId", "instructor"], where, _count: { _all: true } }),
+      prisma.university.findMany({ select: { id: true, code: true } }),
+    ]);
+    const codes = new Map(schools.map((s) => [s.id, s.code]));
+    return foldStats(
+      cells.map((c) => ({ key: codes.get(c.universityId) ?? String(c.universityId), instructor: c.instructor, courses: c._count._all })),
+    );
+  }
+  const cells = await prisma.course.groupBy({ by: ["semester", "instructor"], where, _count: { _all: true } });
+  const key = grouping === "year" ? semesterYear : (s: string) => s;
+  return foldStats(cells.map((c) => ({ key: key(c.semester), instructor: c.instructor, courses: c._count._all })));
+}

@@ -1,0 +1,31 @@
+/**
+ * Rebuilds what counting public courses needs, inside the import's
+ * transaction (the only writer of courses): `course_count` (public courses per
+ * school and semester, which a course total without `q` sums) and
+ * `course_stat` (the rows of operation 4, for all schools as university 0 and
+ * for each school). The same arithmetic as the live queries: every public
+ * course counts once, and an instructor is a distinct non-null name
+ * (src/domain/course-stats.ts; a test compares the two on every school).
+ */
+import type { Database } from "../db/driver.js";
+
+type Tx = Pick<Database, "exec">;
+
+/** Rebuilds both summaries from the courses as they now are. */
+export async function rebuildCourseSummaries(tx: Tx): Promise<void> {
+  await tx.exec(`
+    DELETE FROM course_count;
+    INSERT INTO course_count (university_id, semester, courses)
+    SELECT university_id, semester, count(*) FROM course WHERE is_public GROUP BY 1, 2;
+    DELETE FROM course_stat;
+    INSERT INTO course_stat (university_id, grouping, key, course_count, instructor_count)
+    SELECT COALESCE(g.university_id, 0), g.grouping, g.key, count(*), count(DISTINCT g.instructor)
+      FROM (
+        SELECT c.university_id, x.grouping, x.key, c.instructor
+          FROM course c
+          JOIN university u ON u.id = c.university_id
+         CROSS JOIN LATERAL (VALUES ('semester', c.semester), ('year', split_part(c.semester, '-', 1)), ('school', u.code)) AS x(grouping, key)
+         WHERE c.is_public
+      ) g
+     GROUP BY GROUPING SETS ((g.university_id, g.grouping, g.key), (g.grouping, g.key))`);
+}

@@ -116,7 +116,7 @@ export interface Config {
   requestTimeoutMs: number;
   /** Highest estimated cost of one GraphQL request (src/schema/cost.ts). */
   queryMaxCost: number;
-  /** How long a v1 answer is served from memory (src/cache/answers.ts); 0: not at all. */
+  /** How long an environment answer is served from memory (src/cache/answers.ts; others until the data changes); 0: no cache. */
   responseCacheMs: number;
   /** Worker processes sharing the port (src/cluster.ts); above 1 only with `databaseUrl`. */
   webConcurrency: number;

@@ -1,13 +1,17 @@
 /**
- * A short-lived, in-memory cache of v1 answers (REST and the MCP tools,
- * which answer through the same RestApi). Everything the service serves is
- * public and the same for every key, so an answer is keyed by its route and
- * validated parameters alone. Keys and limits are still checked for every
- * request before it reaches the cache.
+ * An in-memory cache of answers (REST and the MCP tools, which answer through
+ * the same RestApi, and GraphQL). Everything the service serves is public and
+ * the same for every key, so an answer is keyed by its route and validated
+ * parameters (or its document and variables) alone. Keys and limits are still
+ * checked for every request before it reaches the cache.
  *
- * Entries live `ttlMs` at most; a change of the data (an import, announced on
- * the database's DATA_CHANGED channel) empties the cache at once, in every
- * gateway process that listens.
+ * The data changes only when an import or an ingest commits, and each
+ * announces it on the database's DATA_CHANGED channel, which empties the
+ * cache at once in every gateway process that listens (and again whenever
+ * listening resumes after a lost connection, since a notice may have been
+ * missed). So an answer that does not depend on the clock is kept until
+ * then; one that does (environment answers, src/cache/clock.ts) for `ttlMs`
+ * at most.
  */
 import { LRUCache } from "lru-cache";
 import { DATA_CHANGED } from "../db/changes.js";
@@ -23,7 +27,7 @@ export interface CachedAnswer {
 }
 
 export interface AnswerCacheOptions {
-  /** How long an answer is served again, in ms; 0 turns the cache off. */
+  /** How long an answer that depends on the clock is served again, in ms; 0 turns the whole cache off. */
   ttlMs: number;
   /** Most bytes of answer text kept; the least recently used go first. Default 16 MiB. */
   maxBytes?: number;
@@ -59,8 +63,13 @@ export class AnswerCache {
     return answer;
   }
 
-  set(key: string, answer: CachedAnswer): void {
-    this.entries?.set(key, answer);
+  /**
+   * Keeps `answer` under `key`: until the data changes, or for `ttlMs` at most
+   * when it depends on the clock.
+   */
+  set(key: string, answer: CachedAnswer, dependsOnClock: boolean): void {
+    // A per-entry ttl of 0 is no time limit at all.
+    this.entries?.set(key, answer, dependsOnClock ? {} : { ttl: 0 });
   }
 
   /** Forgets every answer. */

@@ -88,9 +88,9 @@ describe("course totals and statistics after imports that change the courses", (
   it("follow the next import: courses made private, instructors removed", async () => {
     await expectExact(t, prisma);
     const before = await t.graphql(STATS, { groupBy: "school" });
-    const changed = richExport();
-    changed.courses = changed.courses.map((c, i) => ({ ...c, is_public: i % 3 !== 0, instructor: i % 4 === 0 ? null : c.instructor }));
-    await importObject(t.db, changed);
+    const rich = richExport();
+    const courses = rich.courses.map((c, i) => ({ ...c, is_public: i % 3 !== 0, instructor: i % 4 === 0 ? null : c.instructor }));
+    await importObject(t.db, { ...rich, courses });
     const after = await t.graphql(STATS, { groupBy: "school" });
     expect(after.data?.courseStats.nodes).not.toEqual(before.data?.courseStats.nodes);
     await expectExact(t, prisma);

@@ -199,6 +199,42 @@ describe("the v1 answer cache", () => {
     await until(async () => JSON.stringify(await post(query, { first: 5 })).includes("圖改名"));
   });
 
+  it("keeps an answer that does not depend on the clock until the data changes, and an environment answer for the TTL only", async () => {
+    const s = await start(await freshPGlite(), 50);
+    const post = async (query: string) => {
+      const response = await s.gateway.fetch("http://gateway.test/graphql", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query }),
+      });
+      return response.text();
+    };
+    const timeless = ["/api/v1/universities", "/api/v1/courses?page_size=3", "/api/v1/course_stats", "/api/v1/hub/packs"];
+    const clocked = ["/api/v1/environment/schools/NTU", "/api/v1/environment/schools/NTU/history?days=3", "/api/v1/environment/snapshot"];
+    const graphTimeless = "{ universities(first: 2) { nodes { code } } environmentSnapshot { totalCount } }";
+    const graphClocked = "{ universities(first: 2) { nodes { code environment { realtime { aqi } } } } }";
+    for (const path of [...timeless, ...clocked]) expect((await s.get(path)).status, path).toBe(200);
+    await post(graphTimeless);
+    await post(graphClocked);
+    await new Promise((r) => setTimeout(r, 120));
+    for (const path of timeless) {
+      s.statements.length = 0;
+      expect((await s.get(path)).status).toBe(200);
+      expect({ path, statements: s.statements }).toEqual({ path, statements: [] });
+    }
+    s.statements.length = 0;
+    await post(graphTimeless);
+    expect(s.statements).toEqual([]);
+    for (const path of clocked) {
+      s.statements.length = 0;
+      expect((await s.get(path)).status).toBe(200);
+      expect(s.statements.length, path).toBeGreaterThan(0);
+    }
+    s.statements.length = 0;
+    await post(graphClocked);
+    expect(s.statements.length).toBeGreaterThan(0);
+  });
+
   it("with a TTL of 0 executes every call", async () => {
     const s = await start(await freshPGlite(), 0);
     await s.get("/api/v1/universities");

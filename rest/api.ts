@@ -16,7 +16,6 @@ import { ROUTES, type Route } from "./routes.js";
 import { type DerivedSchemas, deriveSchemas } from "./schemas.js";
 import { asOneRequest } from "../src/db/client.js";
 import type { AnswerCache } from "../src/cache/answers.js";
-import { readsClock } from "../src/cache/clock.js";
 
 /** An answer: its HTTP status and v1 body. */
 export interface Answer {
@@ -90,8 +89,6 @@ export class RestApi {
   readonly routes: readonly Route[];
   private readonly compiled: CompiledRoute[];
   private readonly runners = new Map<string, Runner>();
-  /** The operations whose answers depend on the clock (kept for a while, not until the data changes). */
-  private readonly clocked = new Set<string>();
   private readonly timeoutMs: number;
   private readonly cache: AnswerCache | undefined;
   /** The JSON Schemas of the answers, derived from the same operation documents. */
@@ -109,7 +106,6 @@ export class RestApi {
       const document = operations.get(route.operation);
       if (!document) throw new Error(`route ${route.path} names a missing operation ${route.operation}`);
       this.runners.set(route.operation, runner(schema, route.operation, document, options.compile ?? true));
-      if (readsClock(schema, document)) this.clocked.add(route.operation);
     }
   }
 
@@ -179,7 +175,7 @@ export class RestApi {
       const answer: Answer = body ? { status: 200, body } : { status: 404, body: failure(`${what || "resource"} not found`) };
       if (this.cache?.enabled) {
         answer.text = JSON.stringify(answer.body);
-        this.cache.set(key, answer as Answer & { text: string }, this.clocked.has(route.operation));
+        this.cache.set(key, answer as Answer & { text: string }, context.validity.until - context.now.getTime());
       }
       return answer;
     } catch (error) {

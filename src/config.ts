@@ -41,7 +41,7 @@ export const VARIABLES = {
   REQUEST_TIMEOUT_MS: integer(100, 600_000, 5_000),
   SHUTDOWN_TIMEOUT_MS: integer(0, 600_000, 10_000),
   QUERY_MAX_COST: integer(1, 100_000_000, MAX_COST),
-  RESPONSE_CACHE_MS: integer(0, 600_000, 5_000),
+  RESPONSE_CACHE_MS: integer(0, 604_800_000, 86_400_000),
   WEB_CONCURRENCY: integer(1, 64, 1),
   CORS_ORIGINS: variable(
     z
@@ -116,7 +116,7 @@ export interface Config {
   requestTimeoutMs: number;
   /** Highest estimated cost of one GraphQL request (src/schema/cost.ts). */
   queryMaxCost: number;
-  /** How long an environment answer is served from memory (src/cache/answers.ts; others until the data changes); 0: no cache. */
+  /** The longest an answer is kept in memory (src/cache/answers.ts; sooner gone when its data or the clock moves it); 0: no cache. */
   responseCacheMs: number;
   /** Worker processes sharing the port (src/cluster.ts); above 1 only with `databaseUrl`. */
   webConcurrency: number;

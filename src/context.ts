@@ -3,7 +3,7 @@
  * Built once per request by `createContext`.
  */
 import type { ReadClient } from "./db/client.js";
-import { createLoaders, type Loaders } from "./loaders.js";
+import { createLoaders, type Loaders, type Validity } from "./loaders.js";
 
 export interface Context {
   /** The guarded, read-only Prisma client. */
@@ -12,9 +12,16 @@ export interface Context {
   loaders: Loaders;
   /** The request's clock; environment answers are relative to it. */
   now: Date;
+  /**
+   * The first instant (epoch ms) at which this request's answer may differ
+   * while the data stays as it is: infinity, unless an answer that moves with
+   * the clock (environment) was part of it. The answer cache keeps it until then.
+   */
+  validity: Validity;
 }
 
 /** The per-request context over a shared read client. */
 export function createContext(prisma: ReadClient, now = new Date()): Context {
-  return { prisma, loaders: createLoaders(prisma, now), now };
+  const validity: Validity = { until: Number.POSITIVE_INFINITY };
+  return { prisma, loaders: createLoaders(prisma, now, validity), now, validity };
 }

@@ -15,7 +15,17 @@ export interface Loaders {
   history: DataLoader<{ school: School; days: number }, History, string>;
 }
 
-export function createLoaders(prisma: ReadClient, now: Date): Loaders {
+/** Until when a request's answer stays true while the data stays (Context.validity). */
+export interface Validity {
+  until: number;
+}
+
+/** Loaders for one request at `now`; answers that move with the clock lower `validity`. */
+export function createLoaders(prisma: ReadClient, now: Date, validity: Validity): Loaders {
+  const valid = <T extends { validUntil: number }>(answers: Map<number, T>) => {
+    for (const answer of answers.values()) validity.until = Math.min(validity.until, answer.validUntil);
+    return answers;
+  };
   return {
     paperCountByConference: new DataLoader(async (slugs) => {
       const rows = await prisma.paper.groupBy({
@@ -28,7 +38,7 @@ export function createLoaders(prisma: ReadClient, now: Date): Loaders {
     }),
     snapshot: new DataLoader(
       async (schools) => {
-        const found = await snapshots(prisma, schools, now);
+        const found = valid(await snapshots(prisma, schools, now));
         return schools.map((s) => found.get(s.id) ?? new Error(`no snapshot for school ${s.id}`));
       },
       { cacheKeyFn: (school) => school.id },
@@ -39,7 +49,7 @@ export function createLoaders(prisma: ReadClient, now: Date): Loaders {
         const byDays = new Map<number, School[]>();
         for (const { school, days } of asks) byDays.set(days, [...(byDays.get(days) ?? []), school]);
         for (const [days, schools] of byDays) {
-          for (const [id, h] of await histories(prisma, schools, days, now)) results.set(`${id}:${days}`, h);
+          for (const [id, h] of valid(await histories(prisma, schools, days, now))) results.set(`${id}:${days}`, h);
         }
         return asks.map(({ school, days }) => results.get(`${school.id}:${days}`) ?? new Error(`no history for school ${school.id}`));
       },

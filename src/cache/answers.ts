@@ -10,8 +10,10 @@
  * cache at once in every gateway process that listens (and again whenever
  * listening resumes after a lost connection, since a notice may have been
  * missed). So an answer that does not depend on the clock is kept until
- * then; one that does (environment answers, src/cache/clock.ts) for `ttlMs`
- * at most.
+ * then. One that does (an environment answer) knows until when it stays true
+ * with the same data (Context.validity: the next local midnight, a reading
+ * leaving the real-time window, a reading stamped ahead coming due) and is
+ * kept until then. Neither is kept longer than `ttlMs`.
  */
 import { LRUCache } from "lru-cache";
 import { DATA_CHANGED } from "../db/changes.js";
@@ -27,7 +29,7 @@ export interface CachedAnswer {
 }
 
 export interface AnswerCacheOptions {
-  /** How long an answer that depends on the clock is served again, in ms; 0 turns the whole cache off. */
+  /** The longest any answer is kept, in ms; 0 turns the cache off. */
   ttlMs: number;
   /** Most bytes of answer text kept; the least recently used go first. Default 16 MiB. */
   maxBytes?: number;
@@ -36,8 +38,10 @@ export interface AnswerCacheOptions {
 export class AnswerCache {
   private readonly entries: LRUCache<string, CachedAnswer> | undefined;
   private listener: Listener | undefined;
+  private readonly ttlMs: number;
 
   constructor(options: AnswerCacheOptions) {
+    this.ttlMs = options.ttlMs;
     this.entries =
       options.ttlMs > 0
         ? new LRUCache<string, CachedAnswer>({
@@ -64,12 +68,13 @@ export class AnswerCache {
   }
 
   /**
-   * Keeps `answer` under `key`: until the data changes, or for `ttlMs` at most
-   * when it depends on the clock.
+   * Keeps `answer` under `key` until the data changes, for `validForMs` at
+   * most (infinite for an answer that does not depend on the clock), and
+   * never longer than `ttlMs`. An answer already due is not kept.
    */
-  set(key: string, answer: CachedAnswer, dependsOnClock: boolean): void {
-    // A per-entry ttl of 0 is no time limit at all.
-    this.entries?.set(key, answer, dependsOnClock ? {} : { ttl: 0 });
+  set(key: string, answer: CachedAnswer, validForMs: number): void {
+    const ttl = Math.floor(Math.min(validForMs, this.ttlMs));
+    if (ttl >= 1) this.entries?.set(key, answer, { ttl });
   }
 
   /** Forgets every answer. */

@@ -117,3 +117,13 @@ export function latestReadings(prisma: ReadClient, stationIds: readonly string[]
       WHERE station_id = ANY(${ids}::text[]) AND observed_at >= ${since} AND observed_at <= ${until} AND pm25_ugm3 IS NOT NULL
       ORDER BY station_id, observed_at DESC)`;
 }
+
+/**
+ * The first observation instant after `after`, of any station (null when
+ * none): when a reading stamped ahead of the clock comes due, an answer
+ * computed before it changes (src/domain/environment/validity.ts).
+ */
+export async function nextObservation(prisma: ReadClient, after: Date): Promise<Date | null> {
+  const [row] = await prisma.$queryRaw<{ at: Date | null }[]>`SELECT min(observed_at) AS at FROM observation WHERE observed_at > ${after}`;
+  return row?.at ?? null;
+}

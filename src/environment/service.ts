@@ -25,8 +25,18 @@ import {
   type StationDay,
   type StationLatest,
   StationSet,
+  validUntil,
+  type ValidityInputs,
 } from "../domain/environment/index.js";
-import { type Candidate, candidateStations, type LatestRow, latestReadings, stationDays, type StationDayRow } from "./repository.js";
+import {
+  type Candidate,
+  candidateStations,
+  type LatestRow,
+  latestReadings,
+  nextObservation,
+  stationDays,
+  type StationDayRow,
+} from "./repository.js";
 
 /** What the environment needs of a school. */
 export interface School {
@@ -40,6 +50,8 @@ export interface Snapshot {
   realtime: SchoolRealtime;
   daily: SchoolDay;
   dataSources: DataSource[];
+  /** The first instant (epoch ms) at which this answer may differ while the data stays (validity.ts). */
+  validUntil: number;
 }
 
 export interface History {
@@ -47,6 +59,8 @@ export interface History {
   days: number;
   daily: SchoolDay[];
   dataSources: DataSource[];
+  /** The first instant (epoch ms) at which this answer may differ while the data stays (validity.ts). */
+  validUntil: number;
 }
 
 /** The value of `day_boundary` (docs/contract.md §5). */
@@ -223,9 +237,12 @@ function realtimeOf(school: School, own: readonly Candidate[], latest: Map<strin
  */
 export async function snapshots(prisma: ReadClient, schools: readonly School[], now: Date): Promise<Map<number, Snapshot>> {
   if (schools.length === 0) return new Map();
-  return widening(prisma, schools, async (pending, candidates) => {
+  // Every reading read in any round: an answer may be valid for less than it could be, never for more.
+  const readings: Date[] = [];
+  const found = widening(prisma, schools, async (pending, candidates) => {
     const ids = [...new Set([...candidates.values()].flatMap((c) => c.list.map((x) => x.stationId)))];
     const latest = ids.length ? await latestReadings(prisma, ids, new Date(now.getTime() - REALTIME_WINDOW_MS), now) : [];
+    for (const r of latest) readings.push(new Date(r.observed_at));
     const latestByStation = groupBy(latest, (r) => r.station_id);
     const daily = await dailyRows(prisma, pending, candidates, (tz) => lastLocalDates(now, tz, 1), now);
     const out = new Map<number, Attempt<Snapshot>>();
@@ -242,11 +259,21 @@ export async function snapshots(prisma: ReadClient, schools: readonly School[], 
           realtime,
           daily: day,
           dataSources: dataSources(new StationSet().add(...realtime.stations, ...day.stations).toArray()),
+          validUntil: 0,
         },
       });
     }
     return out;
   });
+  const [answers, next] = await Promise.all([found, nextObservation(prisma, now)]);
+  return withValidity(answers, { now, timeZones: schools.map((s) => s.timezone), readings, nextObservation: next });
+}
+
+/** Gives every answer of a batch the batch's validity (the earliest of its schools'). */
+function withValidity<T extends { validUntil: number }>(answers: Map<number, T>, inputs: ValidityInputs): Map<number, T> {
+  const until = validUntil(inputs);
+  for (const answer of answers.values()) answer.validUntil = until;
+  return answers;
 }
 
 /**
@@ -259,7 +286,7 @@ export async function histories(prisma: ReadClient, schools: readonly School[], 
   // short dates (its other dates already have their three nearest stations),
   // so asking for days before the data begins costs index probes, not a scan.
   const kept = new Map<number, { rows: StationDay[]; short: string[] }>();
-  return widening(prisma, schools, async (pending, candidates) => {
+  const found = widening(prisma, schools, async (pending, candidates) => {
     const only = kept.size ? (school: School) => kept.get(school.id)!.short : undefined;
     const daily = await dailyRows(prisma, pending, candidates, (tz) => lastLocalDates(now, tz, days), now, only);
     const out = new Map<number, Attempt<History>>();
@@ -272,9 +299,11 @@ export async function histories(prisma: ReadClient, schools: readonly School[], 
       const result = schoolDaily(rows);
       out.set(school.id, {
         short: short.length > 0,
-        value: { universityId: school.id, days, daily: result.days, dataSources: dataSources(result.stations) },
+        value: { universityId: school.id, days, daily: result.days, dataSources: dataSources(result.stations), validUntil: 0 },
       });
     }
     return out;
   });
+  const [answers, next] = await Promise.all([found, nextObservation(prisma, now)]);
+  return withValidity(answers, { now, timeZones: schools.map((s) => s.timezone), nextObservation: next });
 }

@@ -45,7 +45,7 @@ export function courseFilter(args: CourseFilterArgs): Prisma.CourseWhereInput {
  * import's per-school, per-semester counts (src/import/courses.ts), a few
  * rows whatever the size of the catalogue; a title search counts its matches.
  */
-export async function courseTotal(prisma: ReadClient, args: CourseFilterArgs): Promise<number> {
+async function courseTotal(prisma: ReadClient, args: CourseFilterArgs): Promise<number> {
   if (present(args.q) !== undefined) return prisma.course.count({ where: courseFilter(args) });
   const university = present(args.university);
   const semester = present(args.semester);

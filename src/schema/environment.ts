@@ -5,7 +5,6 @@ import type { Context } from "../context.js";
 import { AQI_CATEGORIES, DAY_BOUNDARY } from "../domain/environment/index.js";
 import { StationKind, StationSource } from "../generated/prisma/enums.js";
 import type { History, Snapshot } from "../environment/service.js";
-import { READS_CLOCK } from "../cache/clock.js";
 import { builder } from "./builder.js";
 import { COUNT, jsonSchema, POSITIVE } from "./json-schema.js";
 import { COST } from "./cost.js";
@@ -86,7 +85,6 @@ const common = {
 
 const SchoolEnvironment = builder.objectRef<SnapshotShape>("SchoolEnvironment").implement({
   description: "The latest environment snapshot of one school.",
-  extensions: READS_CLOCK,
   fields: (t) => ({
     school: t.field({ type: SchoolRef, description: "The school.", resolve: (p) => p.school }),
     realtime: t.field({ type: Realtime, description: "Air quality now.", resolve: (p) => p.realtime }),
@@ -102,7 +100,6 @@ const SchoolEnvironment = builder.objectRef<SnapshotShape>("SchoolEnvironment").
 
 const EnvironmentHistory = builder.objectRef<HistoryShape>("EnvironmentHistory").implement({
   description: "Daily environment summaries of one school.",
-  extensions: READS_CLOCK,
   fields: (t) => ({
     school: t.field({ type: SchoolRef, description: "The school.", resolve: (p) => p.school }),
     days: t.exposeInt("days", { ...POSITIVE, description: "How many local dates, ending today, were asked for." }),

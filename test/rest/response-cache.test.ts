@@ -34,7 +34,12 @@ interface Setup {
   close(): Promise<void>;
 }
 
-async function setup(db: Database & { url?: string }, ttlMs: number, auth?: ConstructorParameters<typeof KeyStore>[0]): Promise<Setup> {
+async function setup(
+  db: Database & { url?: string },
+  ttlMs: number,
+  auth?: ConstructorParameters<typeof KeyStore>[0],
+  now?: () => Date,
+): Promise<Setup> {
   await importObject(db, canaryExport());
   const statements: string[] = [];
   const prisma = createReadClient(db, { onQuery: (e) => statements.push(e.query) });
@@ -44,6 +49,7 @@ async function setup(db: Database & { url?: string }, ttlMs: number, auth?: Cons
     db,
     prisma,
     answers,
+    ...(now ? { now } : {}),
     auth: auth ? { keys: new KeyStore(auth), limits: new RateLimits({ defaults: { perMinute: 3, perDay: 100 } }) } : false,
   });
   return {
@@ -199,8 +205,12 @@ describe("the v1 answer cache", () => {
     await until(async () => JSON.stringify(await post(query, { first: 5 })).includes("圖改名"));
   });
 
-  it("keeps an answer that does not depend on the clock until the data changes, and an environment answer for the TTL only", async () => {
-    const s = await start(await freshPGlite(), 50);
+  it("keeps an answer that does not depend on the clock until the data changes, an environment answer until the clock moves it", async () => {
+    // The canary's only air reading (AQI 48, 2026-11-19T16:00Z) leaves the 3-hour window 1 s after `started`.
+    const leaves = Date.parse("2026-11-19T19:00:00.001Z");
+    let started = Date.now();
+    const now = () => new Date(leaves - 1_000 + (Date.now() - started));
+    const s = await start(await freshPGlite(), 60_000, undefined, now);
     const post = async (query: string) => {
       const response = await s.gateway.fetch("http://gateway.test/graphql", {
         method: "POST",
@@ -210,28 +220,35 @@ describe("the v1 answer cache", () => {
       return response.text();
     };
     const timeless = ["/api/v1/universities", "/api/v1/courses?page_size=3", "/api/v1/course_stats", "/api/v1/hub/packs"];
-    const clocked = ["/api/v1/environment/schools/NTU", "/api/v1/environment/schools/NTU/history?days=3", "/api/v1/environment/snapshot"];
     const graphTimeless = "{ universities(first: 2) { nodes { code } } environmentSnapshot { totalCount } }";
-    const graphClocked = "{ universities(first: 2) { nodes { code environment { realtime { aqi } } } } }";
-    for (const path of [...timeless, ...clocked]) expect((await s.get(path)).status, path).toBe(200);
+    const graphClocked = `{ university(ref: "NTU") { environment { realtime { aqi } } } }`;
+    const school = "/api/v1/environment/schools/NTU";
+    for (const path of timeless) expect((await s.get(path)).status, path).toBe(200);
     await post(graphTimeless);
-    await post(graphClocked);
-    await new Promise((r) => setTimeout(r, 120));
+    started = Date.now();
+    const before = await s.get(school);
+    expect(JSON.parse(before.text).data.realtime.aqi).toBe(48);
+    expect(await post(graphClocked)).toContain('"aqi":48');
+    // Within the reading's window, the environment answers come from memory too.
+    s.statements.length = 0;
+    expect(await s.get(school)).toEqual(before);
+    expect(await post(graphClocked)).toContain('"aqi":48');
+    expect(s.statements).toEqual([]);
+
+    await new Promise((r) => setTimeout(r, Math.max(0, started + 1_100 - Date.now())));
     for (const path of timeless) {
       s.statements.length = 0;
       expect((await s.get(path)).status).toBe(200);
       expect({ path, statements: s.statements }).toEqual({ path, statements: [] });
     }
-    s.statements.length = 0;
     await post(graphTimeless);
     expect(s.statements).toEqual([]);
-    for (const path of clocked) {
-      s.statements.length = 0;
-      expect((await s.get(path)).status).toBe(200);
-      expect(s.statements.length, path).toBeGreaterThan(0);
-    }
+    // The reading has left the window: both are computed again, without it.
+    const after = await s.get(school);
+    expect(s.statements.length).toBeGreaterThan(0);
+    expect(JSON.parse(after.text).data.realtime.aqi).toBeNull();
     s.statements.length = 0;
-    await post(graphClocked);
+    expect(await post(graphClocked)).toContain('"aqi":null');
     expect(s.statements.length).toBeGreaterThan(0);
   });
 

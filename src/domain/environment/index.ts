@@ -30,6 +30,7 @@ export {
   type SchoolRealtime,
   type StationLatest,
 } from "./realtime.js";
+export { validUntil, type ValidityInputs } from "./validity.js";
 export {
   SOURCES,
   dataSources,

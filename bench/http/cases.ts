@@ -53,6 +53,9 @@ const modernMcpCall = (name: string, args: Record<string, unknown>): Pick<Case, 
   headers: { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name },
 });
 
+/** A semester every dataset's courses have. */
+const SEMESTER = "113-1";
+
 /** The cases, given a course id and a Pack id that exist in the demo data, and a title word to search for. */
 export function cases(ids: { course: number; pack: string; word: string; school: string }): Case[] {
   const get = (name: string, dataset: DatasetName, path: string, more: Partial<Case> = {}): Case => ({
@@ -83,11 +86,18 @@ export function cases(ids: { course: number; pack: string; word: string; school:
       path: "/mcp",
       ...modernMcpCall("list_courses", { page_size: 20 }),
     },
-    // Growth: the same operations on 1,000 and 100,000 courses, and on 2.8 M observations.
-    get("op 2 courses", "courses-1k", "/api/v1/courses", growth),
-    get("op 2 courses q", "courses-1k", `/api/v1/courses?q=${encodeURIComponent(ids.word)}`, growth),
-    get("op 2 courses", "large", "/api/v1/courses", growth),
-    get("op 2 courses q", "large", `/api/v1/courses?q=${encodeURIComponent(ids.word)}`, growth),
+    // Growth: the same operations on 1,000 and 100,000 courses (each filter, a page 40 deep, every
+    // grouping), and on 2.8 M observations (compared with the demo's 35 days, results.ts).
+    ...(["courses-1k", "large"] as const).flatMap((dataset) => [
+      get("op 2 courses", dataset, "/api/v1/courses", growth),
+      get("op 2 courses q", dataset, `/api/v1/courses?q=${encodeURIComponent(ids.word)}`, growth),
+      get("op 2 courses university", dataset, `/api/v1/courses?university=${ids.school.toLowerCase()}`, growth),
+      get("op 2 courses semester", dataset, `/api/v1/courses?semester=${SEMESTER}`, growth),
+      get("op 2 courses page 40", dataset, "/api/v1/courses?page=40", growth),
+      get("op 4 course_stats", dataset, "/api/v1/course_stats", growth),
+      get("op 4 course_stats year", dataset, "/api/v1/course_stats?group_by=year", growth),
+      get("op 4 course_stats school", dataset, "/api/v1/course_stats?group_by=school", growth),
+    ]),
     get("op 8 history days=7", "large", `/api/v1/environment/schools/${ids.school}/history?days=7`, growth),
     get("op 8 history days=90", "large", `/api/v1/environment/schools/${ids.school}/history?days=90`, growth),
     get("op 9 snapshot limit=100", "large", "/api/v1/environment/snapshot?limit=100", growth),

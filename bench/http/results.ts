@@ -129,6 +129,43 @@ export function table(results: Result[], options: { header: boolean }): string {
   return [line(COLUMNS), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
+/**
+ * Each large-dataset case beside the same case on 1,000 courses (or, for the
+ * environment, on the demo data), at the same connection count: how its rate
+ * holds as the tables grow.
+ */
+export function growthTable(results: Result[]): string {
+  const rows = results
+    .filter((r) => r.dataset === "large")
+    .flatMap((large) => {
+      const small =
+        results.find(
+          (r) =>
+            r.dataset === "courses-1k" && r.database === large.database && r.name === large.name && r.connections === large.connections,
+        ) ??
+        results.find(
+          (r) => r.dataset === "demo" && r.database === large.database && r.name === large.name && r.connections === large.connections,
+        );
+      if (!small) return [];
+      return [
+        [
+          large.name,
+          String(large.connections),
+          small.dataset,
+          n(small.gateway.perSecond),
+          n(small.gateway.p50Ms, 1),
+          n(large.gateway.perSecond),
+          n(large.gateway.p50Ms, 1),
+          n(large.gateway.perSecond / small.gateway.perSecond, 2),
+        ],
+      ];
+    });
+  const header = ["case", "c", "against", "small req/s", "small p50 ms", "large req/s", "large p50 ms", "large÷small"];
+  const widths = header.map((c, i) => Math.max(3, c.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
 const START = "<!-- bench:start -->";
 const END = "<!-- bench:end -->";
 
@@ -137,6 +174,8 @@ export function writeReadme(path: string, at: Date, machine: string, results: Re
   const from = readme.indexOf(START);
   const to = readme.indexOf(END);
   if (from < 0 || to < from) throw new Error(`${path} has no ${START} … ${END} section`);
-  const section = `${START}\nMeasured by \`npm run bench -- --readme\` on ${at.toISOString().slice(0, 10)}: ${machine}.\n\n${table(results, { header: true })}\n`;
+  const section =
+    `${START}\nMeasured by \`npm run bench -- --readme\` on ${at.toISOString().slice(0, 10)}: ${machine}.\n\n${table(results, { header: true })}\n\n` +
+    `Growth: each case on the Taiwan-scale set (\`large\`: 100,000 courses, 2.8 M observations) beside the same case on 1,000 courses (\`courses-1k\`) or, for the environment, on the demo data; the same build, cache off.\n\n${growthTable(results)}\n`;
   writeFileSync(path, readme.slice(0, from) + section + readme.slice(to));
 }

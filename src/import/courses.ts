@@ -1,11 +1,14 @@
 /**
- * Rebuilds what counting public courses needs, inside the import's
- * transaction (the only writer of courses): `course_count` (public courses per
- * school and semester, which a course total without `q` sums) and
+ * Rebuilds what counting and searching public courses needs, inside the
+ * import's transaction (the only writer of courses): `course_count` (public
+ * courses per school and semester, which a course total without `q` sums),
  * `course_stat` (the rows of operation 4, for all schools as university 0 and
- * for each school). The same arithmetic as the live queries: every public
- * course counts once, and an instructor is a distinct non-null name
- * (src/domain/course-stats.ts; a test compares the two on every school).
+ * for each school), and `course_title` with `course_search` (each distinct
+ * title pair, and each public course's pair, school and semester: a title
+ * search matches pairs, then reads their courses). The same arithmetic as the
+ * live queries: every public course counts once, and an instructor is a
+ * distinct non-null name (src/domain/course-stats.ts; a test compares the two
+ * on every school).
  */
 import type { Database } from "../db/driver.js";
 
@@ -27,5 +30,15 @@ export async function rebuildCourseSummaries(tx: Tx): Promise<void> {
          CROSS JOIN LATERAL (VALUES ('semester', c.semester), ('year', split_part(c.semester, '-', 1)), ('school', u.code)) AS x(grouping, key)
          WHERE c.is_public
       ) g
-     GROUP BY GROUPING SETS ((g.university_id, g.grouping, g.key), (g.grouping, g.key))`);
+     GROUP BY GROUPING SETS ((g.university_id, g.grouping, g.key), (g.grouping, g.key));
+    DELETE FROM course_search;
+    DELETE FROM course_title;
+    INSERT INTO course_title (id, name_zh, name_en)
+    SELECT DISTINCT ON (t.title_id) t.title_id, t.course_name_chinese, t.course_name_english
+      FROM (SELECT dense_rank() OVER (ORDER BY course_name_chinese, course_name_english) AS title_id, course_name_chinese, course_name_english
+              FROM course WHERE is_public) t
+     ORDER BY t.title_id;
+    INSERT INTO course_search (id, title_id, university_id, semester)
+    SELECT id, dense_rank() OVER (ORDER BY course_name_chinese, course_name_english), university_id, semester
+      FROM course WHERE is_public`);
 }

@@ -1,6 +1,6 @@
 /** Public courses. Private ones are invisible at the client level (db/guards.ts). */
 import type { ReadClient } from "../db/client.js";
-import type { Prisma } from "../generated/prisma/client.js";
+import { Prisma } from "../generated/prisma/client.js";
 import { INT32_MAX } from "../input-limits.js";
 import { builder } from "./builder.js";
 import { COUNT, jsonSchema, POSITIVE } from "./json-schema.js";
@@ -43,10 +43,14 @@ export function courseFilter(args: CourseFilterArgs): Prisma.CourseWhereInput {
 /**
  * The number of public courses matching `args`. Without `q` it sums the
  * import's per-school, per-semester counts (src/import/courses.ts), a few
- * rows whatever the size of the catalogue; a title search counts its matches.
+ * rows whatever the size of the catalogue; with `q` it counts the courses of
+ * the matching titles (`titleSearch`).
  */
 async function courseTotal(prisma: ReadClient, args: CourseFilterArgs): Promise<number> {
-  if (present(args.q) !== undefined) return prisma.course.count({ where: courseFilter(args) });
+  if (present(args.q) !== undefined) {
+    const [row] = await titleSearch<{ total: number }>(prisma, args, Prisma.sql`count(*)::int AS total`, Prisma.empty);
+    return row?.total ?? 0;
+  }
   const university = present(args.university);
   const semester = present(args.semester);
   const sum = await prisma.courseCount.aggregate({
@@ -57,6 +61,28 @@ async function courseTotal(prisma: ReadClient, args: CourseFilterArgs): Promise<
     },
   });
   return sum._sum.courses ?? 0;
+}
+
+/**
+ * A title search (`q`, with the school and semester filters) over what the
+ * import keeps (src/import/courses.ts): the title pairs matching `q` as the
+ * live filter would (the same ILIKE on the same text), then their courses in
+ * `course_search`, whose rows are a few bytes where a course row carries its
+ * whole syllabus. Selects `columns`, then applies `tail` (order and page).
+ */
+function titleSearch<T>(prisma: ReadClient, args: CourseFilterArgs, columns: Prisma.Sql, tail: Prisma.Sql): Promise<T[]> {
+  const needle = literal(present(args.q) ?? "");
+  const university = present(args.university) ?? null;
+  const semester = present(args.semester) ?? null;
+  return prisma.$queryRaw<T[]>`
+    SELECT ${columns}
+      FROM course_search s
+     WHERE s.title_id IN (SELECT id FROM course_title
+                           WHERE name_zh ILIKE ('%' || ${needle} || '%') OR name_en ILIKE ('%' || ${needle} || '%'))
+       AND (${university}::text IS NULL
+            OR s.university_id IN (SELECT id FROM university WHERE code_key = lower(${university}::text) OR name_zh = ${university}::text))
+       AND (${semester}::text IS NULL OR s.semester = ${semester}::text)
+    ${tail}`;
 }
 
 builder.prismaNode("Course", {
@@ -131,14 +157,23 @@ const CoursePage = builder.objectRef<CoursePageShape>("CoursePage").implement({
     items: t.prismaField({
       type: ["Course"],
       description: "The courses of this page; empty past the last page.",
-      resolve: (query, parent, _args, ctx) =>
-        ctx.prisma.course.findMany({
-          ...query,
-          where: parent.where,
-          orderBy: COURSE_ORDER,
-          skip: (parent.page - 1) * parent.pageSize,
-          take: parent.pageSize,
-        }),
+      resolve: async (query, parent, _args, ctx) => {
+        const skip = (parent.page - 1) * parent.pageSize;
+        if (present(parent.filter.q) === undefined) {
+          return ctx.prisma.course.findMany({ ...query, where: parent.where, orderBy: COURSE_ORDER, skip, take: parent.pageSize });
+        }
+        // A title search finds the page's ids first, then reads those courses whole.
+        const ids = await titleSearch<{ id: number }>(
+          ctx.prisma,
+          parent.filter,
+          Prisma.sql`s.id`,
+          Prisma.sql`ORDER BY s.semester DESC, s.id LIMIT ${parent.pageSize} OFFSET ${skip}`,
+        );
+        if (ids.length === 0) return [];
+        const courses = await ctx.prisma.course.findMany({ ...query, where: { id: { in: ids.map((r) => r.id) } } });
+        const byId = new Map(courses.map((c) => [c.id, c]));
+        return ids.flatMap((r) => byId.get(r.id) ?? []);
+      },
     }),
   }),
 });

@@ -17,6 +17,13 @@ import { richExport } from "../rest/fixture.js";
 
 const GROUPINGS = ["semester", "year", "school"] as const;
 
+/** Title searches: words in either language and any case, LIKE's own characters, short needles, nothing. */
+const NEEDLES = ["learning", "LEARNING", "學習", "程式", "a", "機", "100%", "_", "english_only", "\\", "Intro to", "no such title"];
+
+const SEARCH = `query ($university: String, $semester: String, $q: String, $page: Int!, $pageSize: Int!) {
+  coursePage(university: $university, semester: $semester, q: $q, page: $page, pageSize: $pageSize) { total items { databaseId } }
+}`;
+
 const STATS = `query ($university: String, $groupBy: CourseStatsGrouping!) {
   courseStats(university: $university, groupBy: $groupBy) { totalCount nodes { key courseCount instructorCount } }
 }`;
@@ -54,6 +61,47 @@ async function expectExact(t: TestGateway, prisma: ReadClient): Promise<number> 
   return compared;
 }
 
+/** Checks title searches (pages and totals) against the live filter; returns how many matched something. */
+async function expectSearchExact(t: TestGateway, prisma: ReadClient): Promise<number> {
+  const schools = await prisma.university.findMany({ select: { code: true, nameZh: true }, orderBy: { id: "asc" }, take: 2 });
+  const [semester] = (await prisma.course.findMany({ select: { semester: true }, distinct: ["semester"], take: 1 })).map((c) => c.semester);
+  let found = 0;
+  for (const q of NEEDLES) {
+    for (const university of [undefined, schools[0]!.code.toLowerCase(), schools[1]!.nameZh, "no-such-school"]) {
+      for (const sem of [undefined, semester]) {
+        for (const [page, pageSize] of [
+          [1, 20],
+          [2, 3],
+          [1_000, 100],
+        ] as const) {
+          const args = { university, semester: sem, q };
+          const body = await t.graphql(SEARCH, { ...args, page, pageSize });
+          const where = courseFilter(args);
+          const live = {
+            total: await prisma.course.count({ where }),
+            ids: (
+              await prisma.course.findMany({
+                where,
+                select: { id: true },
+                orderBy: [{ semester: "desc" }, { id: "asc" }],
+                skip: (page - 1) * pageSize,
+                take: pageSize,
+              })
+            ).map((c) => c.id),
+          };
+          const got = {
+            total: body.data?.coursePage.total,
+            ids: body.data?.coursePage.items.map((c: { databaseId: number }) => c.databaseId),
+          };
+          expect({ ...args, page, pageSize, ...got }).toEqual({ ...args, page, pageSize, ...live });
+          if (live.total > 0) found++;
+        }
+      }
+    }
+  }
+  return found;
+}
+
 describe("course totals and statistics kept by the import", () => {
   let t: TestGateway;
   let prisma: ReadClient;
@@ -70,6 +118,10 @@ describe("course totals and statistics kept by the import", () => {
     const counts = await prisma.courseCount.count();
     expect(counts).toBeGreaterThan(10);
     expect(await expectExact(t, prisma)).toBeGreaterThan(100);
+  }, 120_000);
+
+  it("title searches page and count exactly as filtering the courses does", async () => {
+    expect(await expectSearchExact(t, prisma)).toBeGreaterThan(20);
   }, 120_000);
 });
 
@@ -94,6 +146,7 @@ describe("course totals and statistics after imports that change the courses", (
     const after = await t.graphql(STATS, { groupBy: "school" });
     expect(after.data?.courseStats.nodes).not.toEqual(before.data?.courseStats.nodes);
     await expectExact(t, prisma);
+    expect(await expectSearchExact(t, prisma)).toBeGreaterThan(5);
   }, 120_000);
 
   it("a reference matching two schools (one's code is the other's Chinese name) counts both, as the courses do", async () => {

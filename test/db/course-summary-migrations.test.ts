@@ -1,0 +1,64 @@
+/**
+ * A database whose courses were imported before the course summaries existed
+ * gets them from the migrations that add them (20261126000000_course_summaries,
+ * 20261126010000_course_title_search), row for row what the importer builds
+ * (src/import/courses.ts); otherwise its totals, statistics and searches would
+ * answer nothing until the next import.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { Database } from "../../src/db/driver.js";
+import { migrate, readMigrations } from "../../src/db/migrate.js";
+import { rebuildCourseSummaries } from "../../src/import/courses.js";
+import { freshPostgres } from "../support/databases.js";
+
+const FIRST_NEW = "20261126000000_course_summaries";
+
+const TABLES = {
+  course_count: "SELECT * FROM course_count ORDER BY university_id, semester",
+  course_stat: "SELECT * FROM course_stat ORDER BY university_id, grouping, key",
+  course_title: "SELECT * FROM course_title ORDER BY id",
+  course_search: "SELECT * FROM course_search ORDER BY id",
+};
+
+async function snapshot(db: Database): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const [table, sql] of Object.entries(TABLES)) out[table] = await db.query(sql);
+  return out;
+}
+
+let db: Database;
+beforeAll(async () => {
+  db = await freshPostgres();
+  await db.exec("DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
+}, 60_000);
+afterAll(async () => {
+  await db?.close();
+});
+
+it("fill the summaries of courses already imported exactly as the importer does", async () => {
+  const all = readMigrations();
+  const cut = all.findIndex((m) => m.name === FIRST_NEW);
+  expect(cut).toBeGreaterThan(0);
+  await migrate(db, all.slice(0, cut));
+  // Courses as an earlier import left them: two schools, ties, a null instructor and title, a private course, LIKE characters.
+  await db.exec(`
+    INSERT INTO university (id, code, code_key, name_zh, country, timezone, latitude, longitude) VALUES
+      (1, 'NTU', 'ntu', '國立臺灣大學', 'TW', 'Asia/Taipei', 25.0, 121.5),
+      (2, 'UW', 'uw', '華盛頓大學', 'US', 'America/Los_Angeles', 47.6, -122.3);
+    INSERT INTO course (id, university_id, semester, course_name_chinese, course_name_english, instructor, is_public) VALUES
+      (1, 1, '113-1', '機器學習', 'Machine Learning', '甲', true),
+      (2, 1, '113-1', '機器學習', 'Machine Learning', '乙', true),
+      (3, 1, '112-2', '機器學習', 'Machine Learning', '甲', true),
+      (4, 1, '113-1', '100% 英文', 'English_Only', NULL, true),
+      (5, 2, '113-1', NULL, 'Machine Learning', '甲', true),
+      (6, 2, '111-1', '機器學習', 'Machine Learning', '丙', false),
+      (7, 2, '111-1', NULL, NULL, NULL, true);
+  `);
+  expect(await migrate(db, all)).toEqual(all.slice(cut).map((m) => m.name));
+  const migrated = await snapshot(db);
+  expect(migrated.course_count).toHaveLength(4);
+  expect(migrated.course_title).toHaveLength(4);
+  expect(migrated.course_search).toHaveLength(6);
+  await db.transaction((tx) => rebuildCourseSummaries(tx));
+  expect(await snapshot(db)).toEqual(migrated);
+});

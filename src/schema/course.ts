@@ -87,10 +87,6 @@ function titleSearch<T>(prisma: ReadClient, args: CourseFilterArgs, columns: Pri
 
 builder.prismaNode("Course", {
   description: "A public course (one its teacher made public). Join codes are never part of it.",
-  // Select mode: a query reads the columns its fields ask for, not every one. A course row
-  // carries its whole syllabus, and a list of courses that asked for none of it paid for
-  // building and parsing all of it (the nested universities/courses query: 30 ms of SQL).
-  select: { id: true },
   id: { field: "id", description: "Global ID of the course." },
   fields: (t) => ({
     databaseId: t.exposeInt("id", { ...POSITIVE, description: "Numeric course id (the REST `id`)." }),

@@ -41,8 +41,6 @@ const HubPackVersion = builder.prismaObject("HubPackVersion", {
 
 builder.prismaNode("HubPack", {
   description: "A public community teaching Pack that passed the safety check.",
-  // Select mode, as for courses: a list reads no README it did not ask for.
-  select: { id: true },
   id: { field: "id", description: "Global ID of the Pack." },
   fields: (t) => ({
     databaseId: t.exposeString("id", { ...jsonSchema({ minLength: 1 }), description: "The Pack's own id (the REST `id`)." }),

@@ -14,7 +14,7 @@ import type { Database } from "../db/driver.js";
 
 type Tx = Pick<Database, "exec">;
 
-/** Rebuilds both summaries from the courses as they now are. */
+/** Rebuilds the four tables from the courses as they now are. */
 export async function rebuildCourseSummaries(tx: Tx): Promise<void> {
   await tx.exec(`
     DELETE FROM course_count;

@@ -1,8 +1,9 @@
 /**
  * `useGraphQLCache`: GraphQL answers from the same cache as the v1 answers
  * (src/cache/answers.ts), kept until the data changes, or until the clock
- * moves them (Context.validity) when they hold environment answers. Everything the graph serves is public and
- * the same for every key, and it has no mutations, so a result is keyed by its
+ * moves them (Context.validity) when they hold environment answers.
+ * Everything the graph serves is public and the same for every key, and it
+ * has no mutations, so a result is keyed by its
  * document, operation name and variables alone. Keys and limits are checked
  * before (useApiKeys), for every request; a hit skips parsing, validation,
  * the cost limits and execution, which the same document passed when it was

@@ -42,7 +42,7 @@ builder.queryField("courseStats", (t) =>
       university: t.arg.string({ description: "School code (case-insensitive) or exact Chinese name." }),
       groupBy: t.arg({ type: CourseStatsGrouping, required: true, defaultValue: "semester", description: "The grouping." }),
     },
-    complexity: COST.list, // one GROUP BY over the public courses
+    complexity: COST.list, // a few rows the import kept (a GROUP BY when two schools match)
     resolve: async (_root, args, ctx) => {
       const grouping: StatsGrouping = args.groupBy;
       const scope = await statsScope(ctx.prisma, args.university);

@@ -139,7 +139,6 @@ builder.prismaObjectFields("University", (t) => ({
 
 interface CoursePageShape {
   filter: CourseFilterArgs;
-  where: Prisma.CourseWhereInput;
   page: number;
   pageSize: number;
 }
@@ -160,7 +159,7 @@ const CoursePage = builder.objectRef<CoursePageShape>("CoursePage").implement({
       resolve: async (query, parent, _args, ctx) => {
         const skip = (parent.page - 1) * parent.pageSize;
         if (present(parent.filter.q) === undefined) {
-          return ctx.prisma.course.findMany({ ...query, where: parent.where, orderBy: COURSE_ORDER, skip, take: parent.pageSize });
+          return ctx.prisma.course.findMany({ ...query, where: courseFilter(parent.filter), orderBy: COURSE_ORDER, skip, take: parent.pageSize });
         }
         // A title search finds the page's ids first, then reads those courses whole.
         const ids = await titleSearch<{ id: number }>(
@@ -205,7 +204,6 @@ builder.queryFields((t) => {
       complexity: (a) => ({ field: COST.list + (a.q ? COST.search : 0), multiplier: Math.min(PAGE.max, Math.max(0, a.pageSize)) }),
       resolve: (_root, a) => ({
         filter: a,
-        where: courseFilter(a),
         page: checkRange("page", a.page, 1, INT32_MAX),
         pageSize: checkRange("pageSize", a.pageSize, 1, 100),
       }),

@@ -159,7 +159,13 @@ const CoursePage = builder.objectRef<CoursePageShape>("CoursePage").implement({
       resolve: async (query, parent, _args, ctx) => {
         const skip = (parent.page - 1) * parent.pageSize;
         if (present(parent.filter.q) === undefined) {
-          return ctx.prisma.course.findMany({ ...query, where: courseFilter(parent.filter), orderBy: COURSE_ORDER, skip, take: parent.pageSize });
+          return ctx.prisma.course.findMany({
+            ...query,
+            where: courseFilter(parent.filter),
+            orderBy: COURSE_ORDER,
+            skip,
+            take: parent.pageSize,
+          });
         }
         // A title search finds the page's ids first, then reads those courses whole.
         const ids = await titleSearch<{ id: number }>(

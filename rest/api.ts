@@ -16,6 +16,8 @@ import { ROUTES, type Route } from "./routes.js";
 import { type DerivedSchemas, deriveSchemas } from "./schemas.js";
 import { asOneRequest } from "../src/db/client.js";
 import type { AnswerCache } from "../src/cache/answers.js";
+import { etagOf } from "../src/plugins/conditional.js";
+import type { Encoding } from "../src/http.js";
 
 /** An answer: its HTTP status and v1 body. */
 export interface Answer {
@@ -25,6 +27,36 @@ export interface Answer {
   headers?: Record<string, string>;
   /** The body as JSON text, when it is already written (an answer from the cache). */
   text?: string;
+}
+
+/** A kept answer: also its bytes, (a 200's) the `ETag` they have, and their compressed forms, each computed once. */
+export interface KeptAnswer extends Answer {
+  text: string;
+  bytes: Buffer;
+  etag: string | undefined;
+  /** The bytes compressed, by encoding, as clients have asked for them (rest/cached-path.ts). */
+  encoded?: Partial<Record<Encoding, Buffer>>;
+}
+
+/** An answer made ready to keep, and to serve as it is (rest/cached-path.ts). */
+function keep(answer: Answer): KeptAnswer {
+  const text = JSON.stringify(answer.body);
+  const bytes = Buffer.from(text);
+  return Object.assign(answer, { text, bytes, etag: answer.status === 200 ? etagOf(bytes) : undefined });
+}
+
+/** The arguments of an HTTP request by REST name (path values decoded; of repeated query parameters the first counts), or its 404. */
+function argsOf(match: RouteMatch, query: URLSearchParams): { args: RawArgs } | { refused: Answer } {
+  const args: Record<string, string | undefined> = {};
+  for (const name of Object.keys(match.route.query)) args[name] = query.get(name) ?? undefined;
+  for (const [name, encoded] of Object.entries(match.segments)) {
+    try {
+      args[name] = decodeURIComponent(encoded);
+    } catch {
+      return { refused: { status: 404, body: failure(`${name} not found`) } };
+    }
+  }
+  return { args };
 }
 
 export interface RestApiOptions {
@@ -123,26 +155,25 @@ export class RestApi {
    * percent-encoded; of repeated query parameters the first counts.
    */
   async call(match: RouteMatch, query: URLSearchParams, context: Context, onError?: (error: unknown) => void): Promise<Answer> {
-    const args: Record<string, string | undefined> = {};
-    for (const name of Object.keys(match.route.query)) args[name] = query.get(name) ?? undefined;
-    for (const [name, encoded] of Object.entries(match.segments)) {
-      try {
-        args[name] = decodeURIComponent(encoded);
-      } catch {
-        return { status: 404, body: failure(`${name} not found`) };
-      }
-    }
-    return this.answer(match.route, args, context, onError);
+    const read = argsOf(match, query);
+    return "refused" in read ? read.refused : this.answer(match.route, read.args, context, onError);
   }
 
   /**
-   * Answers one call given its arguments by REST name (path values decoded):
-   * 400 for
-   * a bad parameter, 404 for a missing resource, 503 when the database cannot
-   * answer in time, 500 (`internal error`) for anything else; the cause of a
-   * 503 or 500 is passed to `onError`. MCP tools call this directly.
+   * The kept answer of an HTTP request matched to a route, if there is one
+   * (counted as a cache hit; a miss is counted by the call that follows).
+   * rest/cached-path.ts serves it without running the gateway.
    */
-  async answer(route: Route, args: RawArgs, context: Context, onError?: (error: unknown) => void): Promise<Answer> {
+  cached(match: RouteMatch, query: URLSearchParams): KeptAnswer | undefined {
+    if (!this.cache?.enabled) return undefined;
+    const read = argsOf(match, query);
+    if ("refused" in read) return undefined;
+    const prepared = this.prepare(match.route, read.args);
+    return "key" in prepared ? (this.cache.get(prepared.key, { countMiss: false }) as KeptAnswer | undefined) : undefined;
+  }
+
+  /** A call's variables and cache key, or its answer when its arguments refuse it (400, 404) before anything runs. */
+  private prepare(route: Route, args: RawArgs): { key: string; values: Record<string, unknown> } | Answer {
     const params = readParams(route.query, args);
     if (!params.ok) return { status: 400, body: failure(params.message) };
     const values: Record<string, unknown> = { ...params.value };
@@ -158,7 +189,20 @@ export class RestApi {
         values[name] = String(raw);
       }
     }
-    const key = `${route.path} ${JSON.stringify(values)}`;
+    return { key: `${route.path} ${JSON.stringify(values)}`, values };
+  }
+
+  /**
+   * Answers one call given its arguments by REST name (path values decoded):
+   * 400 for
+   * a bad parameter, 404 for a missing resource, 503 when the database cannot
+   * answer in time, 500 (`internal error`) for anything else; the cause of a
+   * 503 or 500 is passed to `onError`. MCP tools call this directly.
+   */
+  async answer(route: Route, args: RawArgs, context: Context, onError?: (error: unknown) => void): Promise<Answer> {
+    const prepared = this.prepare(route, args);
+    if ("status" in prepared) return prepared;
+    const { key, values } = prepared;
     const cached = this.cache?.get(key);
     if (cached) return cached as Answer;
     try {
@@ -173,10 +217,7 @@ export class RestApi {
         .map((n) => `${n} ${String(values[n])}`)
         .join(", ");
       const answer: Answer = body ? { status: 200, body } : { status: 404, body: failure(`${what || "resource"} not found`) };
-      if (this.cache?.enabled) {
-        answer.text = JSON.stringify(answer.body);
-        this.cache.set(key, answer as Answer & { text: string }, context.validity.until - context.now.getTime());
-      }
+      if (this.cache?.enabled) this.cache.set(key, keep(answer), context.validity.until - context.now.getTime());
       return answer;
     } catch (error) {
       onError?.(error);

@@ -6,12 +6,16 @@
  * and a log line of their own.
  *
  * Answers of 1 KB or more are compressed (gzip, deflate or brotli, as the
- * client's `Accept-Encoding` prefers), by the `compression` middleware.
+ * client's `Accept-Encoding` prefers), by the `compression` middleware; a
+ * kept answer taken by the cached path (rest/cached-path.ts) goes out in the
+ * encoding the same rules choose ({@link encodingFor}), compressed once.
  */
-import { createServer, type RequestListener, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { brotliCompressSync, constants, deflateSync, gzipSync } from "node:zlib";
 import compression from "compression";
+import Negotiator from "negotiator";
 import type { Logger } from "pino";
 import { newRequestId } from "./plugins/access-log.js";
 import { requests } from "./observe/metrics.js";
@@ -39,11 +43,44 @@ const inFlight = new WeakMap<Server, Set<ServerResponse>>();
 export interface HttpServerOptions {
   /** Where the parser's refusals are logged (the gateway logs every other answer). */
   log?: Pick<Logger, "info">;
+  /**
+   * Offered each request first: `true` if it took the request, whose answer
+   * it writes whole and encoded itself (the cached path); `false`, decided at
+   * once, leaves it to the middleware and `handler`.
+   */
+  first?: ((request: IncomingMessage, response: ServerResponse) => boolean) | undefined;
+}
+
+/** Bodies shorter than this go out as they are. */
+const THRESHOLD = 1024;
+/** Brotli's quality (the middleware's default): fast, and smaller than gzip's best. */
+const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
+/** The encodings offered, and which win when the client accepts several equally (the middleware's own lists). */
+const ENCODINGS = ["br", "gzip", "deflate", "identity"] as const;
+const PREFERRED = ["br", "gzip"] as const;
+
+export type Encoding = "br" | "gzip" | "deflate";
+
+/**
+ * The encoding in which a body of `length` bytes goes to `request`, as the
+ * middleware chooses it (a test holds the two to the same choices);
+ * undefined: as it is.
+ */
+export function encodingFor(request: IncomingMessage, length: number): Encoding | undefined {
+  if (length < THRESHOLD || !request.headers["accept-encoding"]) return undefined;
+  const chosen = new Negotiator(request).encoding(ENCODINGS, { preferred: PREFERRED });
+  return chosen === "identity" ? undefined : (chosen as Encoding | undefined);
+}
+
+/** `body` compressed with `encoding`, with the middleware's settings. */
+export function encode(body: Uint8Array, encoding: Encoding): Buffer {
+  return encoding === "br" ? brotliCompressSync(body, BROTLI) : encoding === "gzip" ? gzipSync(body) : deflateSync(body);
 }
 
 /** Compresses what is worth it; never an event stream, which must reach the client event by event. */
 const compress = compression({
-  threshold: 1024,
+  threshold: THRESHOLD,
+  brotli: BROTLI,
   filter: (request, response) =>
     !String(response.getHeader("content-type") ?? "").startsWith("text/event-stream") && compression.filter(request, response),
 });
@@ -55,6 +92,7 @@ export function createHttpServer(handler: RequestListener, options: HttpServerOp
     answers.add(response);
     response.once("close", () => answers.delete(response));
     if (!server.listening) response.setHeader("connection", "close");
+    if (options.first?.(request, response)) return;
     // The middleware's types are Express'; it uses only what Node's own objects have.
     compress(request as Parameters<typeof compress>[0], response as Parameters<typeof compress>[1], () => handler(request, response));
   });

@@ -30,7 +30,6 @@ import { followKeyChangesOnRedis, publishKeyChange } from "./keys/redis-changes.
 import type { Logger } from "pino";
 import { createHttpServer, drain } from "./http.js";
 import { observePool } from "./observe/metrics.js";
-import { requestIdOf } from "./plugins/access-log.js";
 import { metricsListener } from "./plugins/metrics.js";
 import { createGateway } from "./server.js";
 
@@ -130,7 +129,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   const gateway = createGateway({
     db,
     prisma,
-    auth: { keys, limits, onError: (error, request) => log.error({ err: error, requestId: requestIdOf(request) }, "API key check failed") },
+    auth: { keys, limits, onError: (error, call) => log.error({ err: error, requestId: call.requestId }, "API key check failed") },
     limits: { perMinute: config.perMinute, perDay: config.perDay },
     requestTimeoutMs: config.requestTimeoutMs,
     queryLimits: { maxCost: config.queryMaxCost },
@@ -141,7 +140,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     answers,
     account,
   });
-  const server = createHttpServer(gateway, { log });
+  const server = createHttpServer(gateway, { log, first: gateway.cached });
   // With METRICS_PORT, /metrics has a listener of its own (kept off the public one by the operator's firewall).
   const metricsServer = config.metricsPort === undefined ? undefined : createHttpServer(metricsListener, { log });
   metricsServer?.listen(config.metricsPort, config.host);

@@ -17,7 +17,8 @@ import { useErrorShapes } from "./plugins/error-shapes.js";
 import { useGraphQLCache } from "./plugins/graphql-cache.js";
 import { useHealth } from "./plugins/health.js";
 import { useInputLimits } from "./plugins/input-limits.js";
-import { useCors, useSecurityHeaders } from "./plugins/cors.js";
+import { corsPolicy, useCors, useSecurityHeaders } from "./plugins/cors.js";
+import { type CachedPath, cachedPath } from "../rest/cached-path.js";
 import { useMcp, useMcpOrigins } from "./mcp/plugin.js";
 import { METRICS_PATH, useMetricsEndpoint } from "./plugins/metrics.js";
 import { ownerOf, surfaceOf, usePaths } from "./plugins/paths.js";
@@ -65,7 +66,14 @@ export interface GatewayOptions {
   account?: AccountOptions;
 }
 
-export type Gateway = YogaServerInstance<Record<string, unknown>, Context>;
+export type Gateway = YogaServerInstance<Record<string, unknown>, Context> & {
+  /**
+   * With answers kept: the cached path (rest/cached-path.ts), which the HTTP
+   * server (src/http.ts) offers each request before yoga, and which answers
+   * a v1 request whose answer is kept.
+   */
+  readonly cached: CachedPath | undefined;
+};
 
 export function createGateway(options: GatewayOptions): Gateway {
   const now = options.now ?? (() => new Date());
@@ -80,7 +88,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     routeOf: (path) => routeOf(api, path),
     ...(guard ? { keyOutcomeOf: guard.outcomeOf } : {}),
   });
-  return createYoga<Record<string, unknown>, Context>({
+  const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
     graphqlEndpoint: "/graphql",
     cors: false, // useCors below: no credentials, and OPTIONS as docs/contract.md §1 says
@@ -119,6 +127,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       access.depart,
     ],
   });
+  const cached = options.answers?.enabled
+    ? cachedPath({ api, guard, cors: corsPolicy({ origins: options.corsOrigins }), log: options.log })
+    : undefined;
+  return Object.assign(yoga, { cached });
 }
 
 /** The route label of a path: a REST route's template, a known path itself, or `(unknown)`. */

@@ -26,6 +26,8 @@ export interface CachedAnswer {
   body: unknown;
   text: string;
   headers?: Record<string, string>;
+  /** The text's bytes, where they are kept beside it to be written as they are. */
+  bytes?: Uint8Array;
 }
 
 export interface AnswerCacheOptions {
@@ -47,7 +49,7 @@ export class AnswerCache {
         ? new LRUCache<string, CachedAnswer>({
             ttl: options.ttlMs,
             maxSize: options.maxBytes ?? 16 * 2 ** 20,
-            sizeCalculation: (answer) => answer.text.length + 64,
+            sizeCalculation: (answer) => answer.text.length + (answer.bytes?.length ?? 0) + 64,
             // An answer bigger than the whole cache is simply not kept.
             maxEntrySize: options.maxBytes ?? 16 * 2 ** 20,
           })
@@ -59,11 +61,14 @@ export class AnswerCache {
     return this.entries !== undefined;
   }
 
-  /** The answer kept under `key`; counted as a hit or a miss when the cache is on. */
-  get(key: string): CachedAnswer | undefined {
+  /**
+   * The answer kept under `key`; counted as a hit or a miss when the cache is
+   * on. A lookup that another will follow on a miss does not count its miss.
+   */
+  get(key: string, options: { countMiss?: boolean } = {}): CachedAnswer | undefined {
     if (!this.entries) return undefined;
     const answer = this.entries.get(key);
-    cacheLookups.inc({ result: answer ? "hit" : "miss" });
+    if (answer || options.countMiss !== false) cacheLookups.inc({ result: answer ? "hit" : "miss" });
     return answer;
   }
 

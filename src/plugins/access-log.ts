@@ -13,7 +13,6 @@ import { randomUUID } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
 import { authFailures, latency, rateLimitRefusals, requests } from "../observe/metrics.js";
-import type { KeyOutcome } from "./api-keys.js";
 import type { surfaceOf } from "./paths.js";
 
 export interface AccessLogOptions {
@@ -25,6 +24,12 @@ export interface AccessLogOptions {
   surfaceOf: typeof surfaceOf;
   /** What the key check of a request found, if it was checked. */
   keyOutcomeOf?(request: Request): KeyOutcome | undefined;
+}
+
+/** What checking a request's key found (api-keys.ts): the key's id, and why it was refused. */
+interface KeyOutcome {
+  keyId?: number;
+  refusal?: string;
 }
 
 interface Arrival {
@@ -47,6 +52,52 @@ export function requestIdOf(request: Request): string | undefined {
 /** A fresh request id, for answers written before the gateway sees the request (src/http.ts). */
 export const newRequestId = (): string => randomUUID();
 
+/** The id of a request: its incoming `X-Request-Id` when that is sane, otherwise a fresh one. */
+export const requestIdFrom = (incoming: string | null | undefined): string =>
+  incoming && SANE_ID.test(incoming) ? incoming : newRequestId();
+
+/** One answered request, as the access log and the metrics see it. */
+export interface AccessRecord {
+  requestId: string;
+  method: string;
+  /** The route label (a REST route's template). */
+  route: string;
+  /** The path, without its query. */
+  path: string;
+  status: number;
+  seconds: number;
+  /** Bytes of the body before compression; undefined for a stream. */
+  bytes: number | undefined;
+  surface: ReturnType<typeof surfaceOf>;
+  /** What the key check found, if the request was checked. */
+  outcome: KeyOutcome | undefined;
+  address: string | undefined;
+}
+
+/** Counts an answered request in the metrics and writes its access log line (at `info`, when there is a log). */
+export function recordAccess(log: Pick<Logger, "info"> | undefined, r: AccessRecord): void {
+  const { surface, route, status, outcome } = r;
+  requests.inc({ surface, route, method: r.method, status });
+  latency.observe({ surface, route }, r.seconds);
+  if (status === 401 && outcome?.refusal) authFailures.inc({ surface, reason: outcome.refusal });
+  if (status === 429 && outcome?.refusal) rateLimitRefusals.inc({ surface, limit: outcome.refusal });
+  log?.info(
+    {
+      requestId: r.requestId,
+      method: r.method,
+      route,
+      path: r.path,
+      status,
+      ms: Math.round(r.seconds * 10_000) / 10,
+      bytes: r.bytes,
+      surface,
+      keyId: outcome?.keyId,
+      address: r.address,
+    },
+    "request",
+  );
+}
+
 /**
  * Two plugins: `arrive` goes first in the list (its `onRequest` must run even
  * when a later plugin answers at once), `depart` last (it must see the answer
@@ -55,10 +106,9 @@ export const newRequestId = (): string => randomUUID();
 export function useAccessLog(options: AccessLogOptions): { arrive: Plugin; depart: Plugin } {
   const arrive: Plugin = {
     onRequest({ request, url, serverContext }) {
-      const incoming = request.headers.get("x-request-id");
       const address = (serverContext as { req?: { socket?: { remoteAddress?: string } } }).req?.socket?.remoteAddress;
       arrivals.set(request, {
-        id: incoming && SANE_ID.test(incoming) ? incoming : newRequestId(),
+        id: requestIdFrom(request.headers.get("x-request-id")),
         started: performance.now(),
         url,
         address,
@@ -70,31 +120,19 @@ export function useAccessLog(options: AccessLogOptions): { arrive: Plugin; depar
       const arrival = arrivals.get(request);
       if (!arrival) return;
       response.headers.set("x-request-id", arrival.id);
-      const seconds = (performance.now() - arrival.started) / 1000;
-      const surface = options.surfaceOf(request, arrival.url);
-      const route = options.routeOf(arrival.url.pathname);
-      const status = response.status;
-      const outcome = options.keyOutcomeOf?.(request);
-      requests.inc({ surface, route, method: request.method, status });
-      latency.observe({ surface, route }, seconds);
-      if (status === 401 && outcome?.refusal) authFailures.inc({ surface, reason: outcome.refusal });
-      if (status === 429 && outcome?.refusal) rateLimitRefusals.inc({ surface, limit: outcome.refusal });
       const length = response.body === null ? "0" : response.headers.get("content-length");
-      options.log?.info(
-        {
-          requestId: arrival.id,
-          method: request.method,
-          route,
-          path: arrival.url.pathname,
-          status,
-          ms: Math.round(seconds * 10_000) / 10,
-          bytes: length === null ? undefined : Number(length),
-          surface,
-          keyId: outcome?.keyId,
-          address: arrival.address,
-        },
-        "request",
-      );
+      recordAccess(options.log, {
+        requestId: arrival.id,
+        method: request.method,
+        route: options.routeOf(arrival.url.pathname),
+        path: arrival.url.pathname,
+        status: response.status,
+        seconds: (performance.now() - arrival.started) / 1000,
+        bytes: length === null ? undefined : Number(length),
+        surface: options.surfaceOf(request, arrival.url),
+        outcome: options.keyOutcomeOf?.(request),
+        address: arrival.address,
+      });
     },
   };
   return { arrive, depart };

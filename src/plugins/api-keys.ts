@@ -15,6 +15,7 @@ import type { RateLimits } from "../limits/rate-limits.js";
 import { refusalBody, type Surface } from "./error-shapes.js";
 import { jsonAnswer } from "../refusal.js";
 import { isGraphiQLPage, ownerOf } from "./paths.js";
+import { requestIdOf } from "./access-log.js";
 
 export interface ApiKeyOptions {
   /** Verifies presented keys. */
@@ -22,7 +23,7 @@ export interface ApiKeyOptions {
   /** Counts requests per key. */
   limits: Pick<RateLimits, "take">;
   /** Told why a key could not be checked (the database did not answer, or a bug). */
-  onError?: (error: unknown, request: Request) => void;
+  onError?: (error: unknown, call: KeyCall) => void;
   /**
    * Failed key checks (a malformed, unknown or revoked key) one client address
    * may make per minute; past it, its keys are refused with 429 before any
@@ -36,6 +37,8 @@ export interface ApiKeyGuard {
   plugin: Plugin;
   /** Checks one request; a Response means refuse it with that response. */
   authorize(request: Request, surface: Surface): Promise<Response | undefined>;
+  /** Checks one call, whatever carried it (`authorize` for a Fetch request, rest/cached-path.ts for a Node one). */
+  check(call: KeyCall, surface: Surface): Promise<KeyCheck>;
   /** What the check of a request found (for the access log and metrics); undefined if it was not checked. */
   outcomeOf(request: Request): KeyOutcome | undefined;
 }
@@ -47,6 +50,27 @@ export type KeyRefusal = "missing" | "malformed" | "invalid" | "minute" | "day" 
 export interface KeyOutcome {
   keyId?: number;
   refusal?: KeyRefusal;
+}
+
+/** What a key check reads of a request. */
+export interface KeyCall {
+  /** The `Authorization` header, if any. */
+  authorization: string | null | undefined;
+  /** The origin the request was addressed to (`http://host:port`), asked only to tell a refused client where keys come from. */
+  origin(): string;
+  /** The client's address, where the request came over a socket. */
+  address: string | undefined;
+  /** The request's id (src/plugins/access-log.ts), for the log line of a failed check. */
+  requestId: string | undefined;
+}
+
+/** What a key check decided: a refusal to answer with, or the limit headers of a request let through. */
+export interface KeyCheck {
+  outcome: KeyOutcome;
+  /** The answer of a refused call: its status, body (in the surface's shape) and headers. */
+  refusal?: { status: number; body: string; headers: Record<string, string> };
+  /** The limit headers of a call let through. */
+  headers?: Record<string, string>;
 }
 
 const REALM = 'Bearer realm="public-data-api"';
@@ -75,23 +99,25 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
   const allowedFailures = options.failedChecksPerMinute ?? 30;
   const failures = new RateLimiterMemory({ keyPrefix: "key-check-failures", points: allowedFailures, duration: 60 });
 
-  async function authorize(request: Request, surface: Surface): Promise<Response | undefined> {
+  async function check(call: KeyCall, surface: Surface): Promise<KeyCheck> {
     // Where a refused client learns how to get a key: the landing page of the address it asked.
-    const howToGetAKey = `how to get a key: ${new URL(request.url).origin}/`;
+    const howToGetAKey = () => `how to get a key: ${call.origin()}/`;
     const outcome: KeyOutcome = {};
-    outcomes.set(request, outcome);
-    const refuse = (refusal: KeyRefusal, status: number, message: string, code: string, headers: Record<string, string> = {}) => {
+    const refuse = (refusal: KeyRefusal, status: number, message: string, code: string, headers: Record<string, string> = {}): KeyCheck => {
       outcome.refusal = refusal;
-      return jsonAnswer(status, refusalBody(surface, message, { graphql: code, rpc: MCP_CODES[code] ?? -32603 }), headers);
+      return {
+        outcome,
+        refusal: { status, body: refusalBody(surface, message, { graphql: code, rpc: MCP_CODES[code] ?? -32603 }), headers },
+      };
     };
-    const presented = bearerKey(request.headers.get("authorization"));
+    const presented = bearerKey(call.authorization ?? null);
     if ("problem" in presented && presented.problem === "missing") {
-      const message = `an API key is required: send Authorization: Bearer <API_KEY>; ${howToGetAKey}`;
+      const message = `an API key is required: send Authorization: Bearer <API_KEY>; ${howToGetAKey()}`;
       return refuse("missing", 401, message, "UNAUTHENTICATED", {
         "www-authenticate": challenge("invalid_token", message),
       });
     }
-    const address = addresses.get(request);
+    const { address } = call;
     const failed = address ? await failures.get(address) : null;
     if (failed && failed.consumedPoints >= allowedFailures) {
       const retry = Math.max(1, Math.ceil(failed.msBeforeNext / 1000));
@@ -115,7 +141,7 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
       key = await options.keys.verify(presented.key);
       if (!key) {
         await fail();
-        const message = `invalid or revoked API key; ${howToGetAKey}`;
+        const message = `invalid or revoked API key; ${howToGetAKey()}`;
         return refuse("invalid", 401, message, "UNAUTHENTICATED", {
           "www-authenticate": challenge("invalid_token", message),
         });
@@ -123,7 +149,7 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
       outcome.keyId = key.id;
       decision = await options.limits.take(key.id, key);
     } catch (error) {
-      options.onError?.(error, request);
+      options.onError?.(error, call);
       return isUnavailable(error)
         ? refuse("unavailable", 503, UNAVAILABLE_MESSAGE, "SERVICE_UNAVAILABLE", { "retry-after": String(RETRY_AFTER_SECONDS) })
         : refuse("error", 500, "internal error", "INTERNAL_SERVER_ERROR");
@@ -139,7 +165,22 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
         headers,
       );
     }
-    granted.set(request, headers);
+    return { outcome, headers };
+  }
+
+  async function authorize(request: Request, surface: Surface): Promise<Response | undefined> {
+    const checked = await check(
+      {
+        authorization: request.headers.get("authorization"),
+        origin: () => new URL(request.url).origin,
+        address: addresses.get(request),
+        requestId: requestIdOf(request),
+      },
+      surface,
+    );
+    outcomes.set(request, checked.outcome);
+    if (checked.refusal) return jsonAnswer(checked.refusal.status, checked.refusal.body, checked.refusal.headers);
+    if (checked.headers) granted.set(request, checked.headers);
     return undefined;
   }
 
@@ -159,5 +200,5 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
       if (headers) for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
     },
   };
-  return { plugin, authorize, outcomeOf: (request) => outcomes.get(request) };
+  return { plugin, authorize, check, outcomeOf: (request) => outcomes.get(request) };
 }

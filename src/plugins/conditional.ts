@@ -7,8 +7,11 @@
 import { createHash } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
 
+/** The weak `ETag` of a body; a cached answer's is computed once, when it is kept (rest/cached-path.ts). */
+export const etagOf = (body: Uint8Array | string): string => `W/"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+
 /** Whether an `If-None-Match` value names `etag` (weak comparison, RFC 9110 §13.1.2). */
-function matches(ifNoneMatch: string, etag: string): boolean {
+export function matches(ifNoneMatch: string, etag: string): boolean {
   if (ifNoneMatch.trim() === "*") return true;
   const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
   return ifNoneMatch.split(",").some((tag) => opaque(tag) === opaque(etag));
@@ -22,7 +25,7 @@ export function useConditionalGet(): Plugin {
       // Event streams never end; only whole bodies are tagged.
       if (contentType.startsWith("text/event-stream") || response.bodyUsed) return;
       const body = new Uint8Array(await response.arrayBuffer());
-      const etag = `W/"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+      const etag = etagOf(body);
       const ifNoneMatch = request.headers.get("if-none-match");
       if (ifNoneMatch && matches(ifNoneMatch, etag)) {
         const headers = new fetchAPI.Headers();

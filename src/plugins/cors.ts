@@ -35,11 +35,46 @@ const ALLOWED_HEADERS = "Authorization, Content-Type, Accept, MCP-Protocol-Versi
 const EXPOSED_HEADERS =
   "RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Request-Id, Mcp-Session-Id";
 
-export function useCors(options: CorsOptions = {}): Plugin {
-  const listed = options.origins?.length ? new Set(options.origins) : undefined;
+/** Which origins may read answers, decided once from the options. */
+export interface CorsPolicy {
   /** The `Access-Control-Allow-Origin` for a request's `Origin`, if it may read; never for "My API Keys", which only its own pages use. */
-  const allowOrigin = (origin: string | null, owner: PathOwner | undefined) =>
-    origin === null || owner === "account" ? undefined : !listed ? "*" : listed.has(origin) ? origin : undefined;
+  allowOrigin(origin: string | null | undefined, owner: PathOwner | undefined): string | undefined;
+  /** Whether answers vary by `Origin` (only some origins may read them). */
+  variesByOrigin: boolean;
+}
+
+export function corsPolicy(options: CorsOptions = {}): CorsPolicy {
+  const listed = options.origins?.length ? new Set(options.origins) : undefined;
+  return {
+    allowOrigin: (origin, owner) =>
+      origin == null || owner === "account" ? undefined : !listed ? "*" : listed.has(origin) ? origin : undefined,
+    variesByOrigin: listed !== undefined,
+  };
+}
+
+/**
+ * The CORS headers of an answer (not of a preflight) to a request from
+ * `origin`, handed to `set` one by one; `vary` is to be appended to any
+ * `Vary` the answer has. Both the gateway and the cached path
+ * (rest/cached-path.ts) add them through this.
+ */
+export function answerCorsHeaders(
+  policy: CorsPolicy,
+  origin: string | null | undefined,
+  owner: PathOwner | undefined,
+  status: number,
+  set: (name: string, value: string) => void,
+): void {
+  if (policy.variesByOrigin) set("vary", "Origin");
+  const allowed = policy.allowOrigin(origin, owner);
+  if (!allowed || status === 204) return;
+  set("access-control-allow-origin", allowed);
+  set("access-control-expose-headers", EXPOSED_HEADERS);
+}
+
+export function useCors(options: CorsOptions = {}): Plugin {
+  const policy = corsPolicy(options);
+  const { allowOrigin } = policy;
 
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {
@@ -67,25 +102,32 @@ export function useCors(options: CorsOptions = {}): Plugin {
       );
     },
     onResponse({ request, response }) {
-      const allowed = allowOrigin(request.headers.get("origin"), ownerOf(new URL(request.url).pathname));
-      if (listed) response.headers.append("vary", "Origin");
-      if (!allowed || response.status === 204) return;
-      response.headers.set("access-control-allow-origin", allowed);
-      response.headers.set("access-control-expose-headers", EXPOSED_HEADERS);
+      answerCorsHeaders(policy, request.headers.get("origin"), ownerOf(new URL(request.url).pathname), response.status, (name, value) =>
+        name === "vary" ? response.headers.append(name, value) : response.headers.set(name, value),
+      );
     },
   };
 }
 
-/** `X-Content-Type-Options: nosniff` on every answer, and framing and referrer rules on HTML pages. */
+/**
+ * The security headers of an answer of `contentType`: `X-Content-Type-Options:
+ * nosniff` on every one, and framing and referrer rules on HTML pages. A
+ * page that has its own `Referrer-Policy` keeps it (the account pages' forms
+ * must send their Origin).
+ */
+export function securityHeaders(contentType: string): Record<string, string> {
+  if (!contentType.startsWith("text/html")) return NOSNIFF;
+  return { ...NOSNIFF, "x-frame-options": "DENY", "content-security-policy": "frame-ancestors 'none'", "referrer-policy": "no-referrer" };
+}
+
+const NOSNIFF: Readonly<Record<string, string>> = Object.freeze({ "x-content-type-options": "nosniff" });
+
+/** {@link securityHeaders} on every answer. */
 export function useSecurityHeaders(): Plugin {
   return {
     onResponse({ response }) {
-      response.headers.set("x-content-type-options", "nosniff");
-      if ((response.headers.get("content-type") ?? "").startsWith("text/html")) {
-        response.headers.set("x-frame-options", "DENY");
-        response.headers.set("content-security-policy", "frame-ancestors 'none'");
-        // A page may need its own (the account pages' forms must send their Origin).
-        if (!response.headers.has("referrer-policy")) response.headers.set("referrer-policy", "no-referrer");
+      for (const [name, value] of Object.entries(securityHeaders(response.headers.get("content-type") ?? ""))) {
+        if (name !== "referrer-policy" || !response.headers.has(name)) response.headers.set(name, value);
       }
     },
   };

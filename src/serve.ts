@@ -16,6 +16,7 @@ import { serveCommands } from "./cli/channel.js";
 import { DATABASE_COMMANDS } from "./cli/commands/index.js";
 import type { Config } from "./config.js";
 import { createReadClient } from "./db/client.js";
+import { SnapshotStore } from "./environment/stored.js";
 import { type Database, DataDirError, openDatabase } from "./db/driver.js";
 import { migrate } from "./db/migrate.js";
 import { claim, ownedMessage } from "./db/owner.js";
@@ -125,6 +126,9 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   const prisma = createReadClient(db);
   const answers = new AnswerCache({ ttlMs: config.responseCacheMs });
   await answers.follow(db);
+  // Every school's environment snapshot, computed when the data changes rather than per request.
+  const stored = new SnapshotStore(db, prisma, { log });
+  await stored.follow(db);
   if (db.poolStats) observePool(db.poolStats);
   const gateway = createGateway({
     db,
@@ -177,6 +181,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     redis?.disconnect();
     keyChangesOnRedis?.close();
     await answers.close();
+    await stored.close();
     await keyChanges.close();
     await prisma.$disconnect().catch(() => undefined);
     await db.close().catch((error: unknown) => log.error({ err: String(error) }, "closing the database failed"));

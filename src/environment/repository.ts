@@ -127,3 +127,18 @@ export async function nextObservation(prisma: ReadClient, after: Date): Promise<
   const [row] = await prisma.$queryRaw<{ at: Date | null }[]>`SELECT min(observed_at) AS at FROM observation WHERE observed_at > ${after}`;
   return row?.at ?? null;
 }
+
+/** A stored snapshot (src/environment/stored.ts) as read: its school, the end of its span, and its body as stored. */
+export interface StoredSnapshotRow {
+  universityId: number;
+  validUntil: Date;
+  body: unknown;
+}
+
+/** The stored snapshots of these schools that are true at `now` (computed for an instant at or before it, and true until after it). */
+export function storedSnapshots(prisma: ReadClient, universityIds: readonly number[], now: Date): Promise<StoredSnapshotRow[]> {
+  return prisma.$queryRaw<StoredSnapshotRow[]>`
+    SELECT university_id AS "universityId", valid_until AS "validUntil", body
+      FROM school_snapshot
+     WHERE university_id = ANY(${[...universityIds]}::int[]) AND computed_at <= ${now} AND valid_until > ${now}`;
+}

@@ -36,6 +36,7 @@ import {
   nextObservation,
   stationDays,
   type StationDayRow,
+  storedSnapshots,
 } from "./repository.js";
 
 /** What the environment needs of a school. */
@@ -232,10 +233,42 @@ function realtimeOf(school: School, own: readonly Candidate[], latest: Map<strin
 }
 
 /**
- * Snapshots of many schools at once: per round, one candidate query, one
- * real-time query and one daily query per distinct time zone.
+ * Snapshots of many schools at `now`: those stored when the data changed
+ * (stored.ts) where they are true at `now`, the others computed.
  */
 export async function snapshots(prisma: ReadClient, schools: readonly School[], now: Date): Promise<Map<number, Snapshot>> {
+  if (schools.length === 0) return new Map();
+  const found = new Map<number, Snapshot>();
+  for (const row of await storedSnapshots(
+    prisma,
+    schools.map((s) => s.id),
+    now,
+  )) {
+    const body = row.body as StoredBody;
+    const { observedAt } = body.realtime;
+    found.set(row.universityId, {
+      universityId: row.universityId,
+      realtime: { ...body.realtime, observedAt: observedAt === null ? null : new Date(observedAt) },
+      daily: body.daily,
+      dataSources: body.dataSources,
+      validUntil: row.validUntil.getTime(),
+    });
+  }
+  const rest = schools.filter((s) => !found.has(s.id));
+  if (rest.length > 0) for (const [id, snapshot] of await liveSnapshots(prisma, rest, now)) found.set(id, snapshot);
+  return found;
+}
+
+/** A stored snapshot's body as JSON gives it back: its instant as text. */
+type StoredBody = Omit<Snapshot, "universityId" | "validUntil" | "realtime"> & {
+  realtime: Omit<Snapshot["realtime"], "observedAt"> & { observedAt: string | null };
+};
+
+/**
+ * Snapshots of many schools at once, computed: per round, one candidate
+ * query, one real-time query and one daily query per distinct time zone.
+ */
+export async function liveSnapshots(prisma: ReadClient, schools: readonly School[], now: Date): Promise<Map<number, Snapshot>> {
   if (schools.length === 0) return new Map();
   // Every reading read in any round: an answer may be valid for less than it could be, never for more.
   const readings: Date[] = [];

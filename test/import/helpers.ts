@@ -20,13 +20,16 @@ export const canary = (): Export => structuredClone(canaryExport()) as Export;
 
 /**
  * Every table of the public schema as JSON text, rows in a fixed order,
- * instants in UTC (so that dumps of PGlite and PostgreSQL compare).
+ * instants in UTC (so that dumps of PGlite and PostgreSQL compare), but
+ * `data_version`: it counts the commits that changed the data, so every
+ * import moves it (test/environment/stored.test.ts checks it).
  */
 export async function dumpTables(db: Pick<Database, "transaction">): Promise<Record<string, string>> {
   return db.transaction(async (tx) => {
     await tx.exec(`SET LOCAL TIME ZONE 'UTC'`);
     const tables = await tx.query<{ name: string }>(
-      `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
+      `SELECT table_name AS name FROM information_schema.tables
+        WHERE table_schema = 'public' AND table_name <> 'data_version' ORDER BY table_name`,
     );
     const dump: Record<string, string> = {};
     for (const { name } of tables) {

@@ -1,0 +1,136 @@
+/**
+ * Snapshots computed when the data changes (src/environment/stored.ts): a
+ * request whose instant falls in a stored snapshot's span reads it, and gets
+ * to the byte what computing would have given; any other instant computes.
+ * Every change of the data empties the table in its own transaction, and a
+ * refresh whose data changed under it stores nothing from the old data.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { announceChange } from "../../src/db/changes.js";
+import { createReadClient, type ReadClient } from "../../src/db/client.js";
+import type { Database } from "../../src/db/driver.js";
+import { SnapshotStore } from "../../src/environment/stored.js";
+import { freshPostgres, importObject } from "../support/databases.js";
+import { type TestGateway, testGateway } from "../support/gateway.js";
+import { HOUR, movableClock, NEXT_DAY, NOW, NOW_EDGE, NOW_LATE, taiwanExport } from "./fixtures.js";
+
+const data = taiwanExport();
+const SCHOOLS = data.universities.length;
+const clock = movableClock(NOW);
+let t: TestGateway;
+let prisma: ReadClient;
+
+beforeAll(async () => {
+  t = await testGateway(data, { db: await freshPostgres(), gateway: { now: clock.now } });
+  prisma = createReadClient(t.db);
+});
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await t?.close();
+});
+
+const PATHS = [
+  "/api/v1/environment/snapshot?limit=100",
+  "/api/v1/environment/snapshot?region=north&limit=2",
+  "/api/v1/environment/schools/NTU",
+  "/api/v1/environment/schools/3",
+];
+const GRAPHQL = `{ environmentSnapshot(limit: 100) { totalCount nodes { school { code } realtime { aqi aqiStatus pm25Ugm3 observedAtUtc }
+  daily { date tempCAvg aqiAvg } dataSources { id stationIds } } } }`;
+
+/** Every answer at the clock's instant, and whether the stored snapshots were read (no candidate stations were). */
+async function answers(): Promise<{ bodies: string[]; stored: boolean; computed: boolean }> {
+  t.statements.length = 0;
+  const bodies: string[] = [];
+  for (const path of PATHS) bodies.push(await (await t.gateway.fetch(`http://gateway.test${path}`)).text());
+  bodies.push(JSON.stringify(await t.graphql(GRAPHQL)));
+  return {
+    bodies,
+    stored: t.statements.some((s) => s.includes("FROM school_snapshot")),
+    computed: t.statements.some((s) => s.includes("FROM school_station")),
+  };
+}
+
+const count = async (db: Database) => Number((await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM school_snapshot`))[0]!.n);
+const version = async (db: Database) => (await db.query<{ version: number }>(`SELECT version FROM data_version`))[0]!.version;
+
+describe("stored environment snapshots", () => {
+  it.each([
+    ["before the readings leave the window", NOW],
+    ["late in the day", NOW_LATE],
+    ["at a window's edge", NOW_EDGE],
+    ["on the next day", NEXT_DAY],
+  ])("answer %s exactly what computing answers", async (_when, at) => {
+    await clock.at(at, async () => {
+      await t.db.exec(`DELETE FROM school_snapshot`);
+      const computed = await answers();
+      expect(computed.stored && computed.computed).toBe(true);
+      expect(await new SnapshotStore(t.db, prisma, { now: clock.now }).refresh()).toBe(SCHOOLS);
+      const stored = await answers();
+      expect(stored.computed).toBe(false);
+      expect(stored.bodies).toEqual(computed.bodies);
+    });
+  });
+
+  it("are read only within their span: an instant before it or at its end computes", async () => {
+    await clock.at(NOW, () => new SnapshotStore(t.db, prisma, { now: clock.now }).refresh());
+    const until = (await t.db.query<{ until: Date }>(`SELECT min(valid_until) AS until FROM school_snapshot`))[0]!.until;
+    expect(until.getTime()).toBeGreaterThan(NOW.getTime());
+    for (const at of [new Date(NOW.getTime() - HOUR), new Date(until.getTime())]) {
+      const [stored, computed] = [
+        await clock.at(at, answers),
+        await clock.at(at, async () => {
+          await t.db.exec(`DELETE FROM school_snapshot`);
+          return answers();
+        }),
+      ];
+      expect(stored.computed).toBe(true);
+      expect(stored.bodies).toEqual(computed.bodies);
+      await clock.at(NOW, () => new SnapshotStore(t.db, prisma, { now: clock.now }).refresh());
+    }
+    expect((await clock.at(new Date(until.getTime() - 1), answers)).computed).toBe(false);
+  });
+
+  it("go with the change of the data that made them, in its transaction; a refused import keeps them", async () => {
+    await clock.at(NOW, () => new SnapshotStore(t.db, prisma, { now: clock.now }).refresh());
+    const before = await version(t.db);
+    expect(await count(t.db)).toBe(SCHOOLS);
+    await expect(importObject(t.db, { ...data, universities: [{ id: "not a school" }] })).rejects.toThrow();
+    expect([await count(t.db), await version(t.db)]).toEqual([SCHOOLS, before]);
+    await importObject(t.db, data);
+    expect([await count(t.db), await version(t.db)]).toEqual([0, before + 1]);
+  });
+
+  it("are not stored from data that changed while they were computed", async () => {
+    let changes = 0;
+    const changing = (times: number): Pick<Database, "query" | "transaction"> => ({
+      query: (sql, params) => t.db.query(sql, params),
+      async transaction(work) {
+        // Another writer commits between the computing and the storing.
+        if (changes++ < times) await t.db.transaction((tx) => announceChange(tx));
+        return t.db.transaction(work);
+      },
+    });
+    const start = await version(t.db);
+    expect(await clock.at(NOW, () => new SnapshotStore(changing(1), prisma, { now: clock.now }).refresh())).toBe(SCHOOLS);
+    expect(await version(t.db)).toBe(start + 1);
+    changes = 0;
+    expect(await clock.at(NOW, () => new SnapshotStore(changing(3), prisma, { now: clock.now }).refresh())).toBeUndefined();
+    expect(await count(t.db)).toBe(0);
+  });
+
+  it("are refreshed when a change of the data is announced", async () => {
+    const store = new SnapshotStore(t.db, prisma, { now: () => NOW });
+    await store.follow(t.db);
+    try {
+      await t.db.transaction((tx) => announceChange(tx));
+      const end = Date.now() + 10_000;
+      while ((await count(t.db)) !== SCHOOLS) {
+        if (Date.now() > end) throw new Error("no refresh after the change");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});

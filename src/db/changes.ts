@@ -11,11 +11,14 @@ export const DATA_CHANGED = "uedu_data_changed";
 
 /**
  * Announces, within the writer's transaction, that the data changed: the
- * data version goes up by one and the snapshots computed from the old data
- * go (src/environment/stored.ts), both when the change commits.
+ * data version goes up by one and the snapshots and school days computed
+ * from the old data go (src/environment/stored.ts), all when the change
+ * commits.
  */
 export async function announceChange(tx: Pick<Database, "exec">): Promise<void> {
-  await tx.exec(`UPDATE data_version SET version = version + 1; DELETE FROM school_snapshot; NOTIFY ${DATA_CHANGED}`);
+  await tx.exec(
+    `UPDATE data_version SET version = version + 1; DELETE FROM school_snapshot; DELETE FROM school_day; NOTIFY ${DATA_CHANGED}`,
+  );
 }
 
 /**

@@ -142,3 +142,30 @@ export function storedSnapshots(prisma: ReadClient, universityIds: readonly numb
       FROM school_snapshot
      WHERE university_id = ANY(${[...universityIds]}::int[]) AND computed_at <= ${now} AND valid_until > ${now}`;
 }
+
+/** A stored history (src/environment/stored.ts) as read: the school's stored snapshot, and its stored past days from `first` on. */
+export interface StoredHistoryRow {
+  universityId: number;
+  validUntil: Date;
+  snapshot: unknown;
+  /** Past school days (the stored bodies), ascending by date. */
+  days: unknown[];
+}
+
+/**
+ * For each school whose stored snapshot is true at `now`, that snapshot (its
+ * today) and the stored days of the school from its `first` date on.
+ */
+export function storedHistories(
+  prisma: ReadClient,
+  schools: readonly { universityId: number; first: string }[],
+  now: Date,
+): Promise<StoredHistoryRow[]> {
+  return prisma.$queryRaw<StoredHistoryRow[]>`
+    SELECT s.university_id AS "universityId", s.valid_until AS "validUntil", s.body AS snapshot,
+           coalesce((SELECT json_agg(d.body ORDER BY d.date) FROM school_day d
+                      WHERE d.university_id = s.university_id AND d.date >= a.first), '[]'::json) AS days
+      FROM unnest(${schools.map((s) => s.universityId)}::int[], ${schools.map((s) => s.first)}::date[]) AS a(id, first)
+      JOIN school_snapshot s ON s.university_id = a.id
+     WHERE s.computed_at <= ${now} AND s.valid_until > ${now}`;
+}

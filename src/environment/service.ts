@@ -36,6 +36,7 @@ import {
   nextObservation,
   stationDays,
   type StationDayRow,
+  storedHistories,
   storedSnapshots,
 } from "./repository.js";
 
@@ -311,9 +312,42 @@ function withValidity<T extends { validUntil: number }>(answers: Map<number, T>,
 
 /**
  * Daily histories of many schools: the `days` local dates ending today,
- * ascending, dates without any data left out.
+ * ascending, dates without any data left out. Where a school's stored
+ * snapshot is true at `now`, its past dates are the ones stored with it
+ * (stored.ts) and today is the snapshot's; the others are computed.
  */
 export async function histories(prisma: ReadClient, schools: readonly School[], days: number, now: Date): Promise<Map<number, History>> {
+  if (schools.length === 0) return new Map();
+  const found = new Map<number, History>();
+  const asked = schools.map((s) => ({ universityId: s.id, first: lastLocalDates(now, s.timezone, days)[0]! }));
+  for (const row of await storedHistories(prisma, asked, now)) {
+    const today = (row.snapshot as StoredBody).daily;
+    const daily = [...(row.days as SchoolDay[]), ...(DAILY_FIELDS.some((f) => today[f] !== null) ? [today] : [])];
+    const stations = new StationSet();
+    for (const day of daily) stations.add(...day.stations);
+    found.set(row.universityId, {
+      universityId: row.universityId,
+      days,
+      daily,
+      dataSources: dataSources(stations.toArray()),
+      validUntil: row.validUntil.getTime(),
+    });
+  }
+  const rest = schools.filter((s) => !found.has(s.id));
+  if (rest.length > 0) for (const [id, history] of await liveHistories(prisma, rest, days, now)) found.set(id, history);
+  return found;
+}
+
+/**
+ * Daily histories of many schools, computed: the `days` local dates ending
+ * today, ascending, dates without any data left out.
+ */
+export async function liveHistories(
+  prisma: ReadClient,
+  schools: readonly School[],
+  days: number,
+  now: Date,
+): Promise<Map<number, History>> {
   if (schools.length === 0) return new Map();
   // What each school has so far: a wider round re-reads only the span of its
   // short dates (its other dates already have their three nearest stations),

@@ -19,11 +19,12 @@
 import { DATA_CHANGED } from "../db/changes.js";
 import type { ReadClient } from "../db/client.js";
 import type { Database, Listener } from "../db/driver.js";
-import { liveSnapshots, type Snapshot } from "./service.js";
+import { localDate } from "../domain/environment/index.js";
+import { liveHistories, liveSnapshots, type Snapshot } from "./service.js";
 
 export interface SnapshotStoreOptions {
-  /** Where a failed refresh is reported (the next trigger tries again). */
-  log?: { warn(object: object, message: string): void };
+  /** Where each refresh is reported (at `info`), and a failed one (at `warn`; the next trigger tries again). */
+  log?: { info(object: object, message: string): void; warn(object: object, message: string): void };
   /** The clock. */
   now?: () => Date;
 }
@@ -32,6 +33,8 @@ export interface SnapshotStoreOptions {
 const LONGEST_WAIT_MS = 24 * 3_600_000;
 /** Refreshes in a row whose data changed under them before one is stored. */
 const ATTEMPTS = 3;
+/** The most dates a history asks for (operation 8's `days`). */
+const HISTORY_DAYS = 90;
 
 export class SnapshotStore {
   private readonly now: () => Date;
@@ -40,6 +43,8 @@ export class SnapshotStore {
   private timer: NodeJS.Timeout | undefined;
   private listener: Listener | undefined;
   private closed = false;
+  /** The data version and local dates the stored school days were computed for, by this process. */
+  private daysFor: string | undefined;
 
   constructor(
     private readonly db: Pick<Database, "query" | "transaction">,
@@ -55,6 +60,7 @@ export class SnapshotStore {
    * many were stored, or undefined when none could be.
    */
   async refresh(): Promise<number | undefined> {
+    const started = performance.now();
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const now = this.now();
       const [current] = await this.db.query<{ version: number }>(`SELECT version FROM data_version`);
@@ -66,6 +72,17 @@ export class SnapshotStore {
         valid_until: new Date(s.validUntil).toISOString(),
         body: bodyOf(s),
       }));
+      // The past days change only with the data and when a school's local date turns.
+      const today = new Map(schools.map((s) => [s.id, localDate(now, s.timezone)]));
+      const daysFor = `${current?.version} ${[...new Set(today.values())].sort().join(" ")}`;
+      const days =
+        daysFor === this.daysFor
+          ? undefined
+          : [...(await liveHistories(this.prisma, schools, HISTORY_DAYS, now)).values()].flatMap((h) =>
+              h.daily
+                .filter((d) => d.date < today.get(h.universityId)!)
+                .map((d) => ({ university_id: h.universityId, date: d.date, body: d })),
+            );
       const stored = await this.db.transaction(async (tx) => {
         const [still] = await tx.query<{ version: number }>(`SELECT version FROM data_version FOR SHARE`);
         if (still?.version !== current?.version) return false;
@@ -76,9 +93,22 @@ export class SnapshotStore {
              FROM jsonb_to_recordset($1::jsonb) AS x(university_id int, computed_at timestamptz, valid_until timestamptz, body jsonb)`,
           [JSON.stringify(rows)],
         );
+        if (days) {
+          await tx.query(`DELETE FROM school_day`);
+          await tx.query(
+            `INSERT INTO school_day (university_id, date, body)
+             SELECT university_id, date, body FROM jsonb_to_recordset($1::jsonb) AS x(university_id int, date date, body jsonb)`,
+            [JSON.stringify(days)],
+          );
+        }
         return true;
       });
       if (stored) {
+        if (days) this.daysFor = daysFor;
+        this.options.log?.info(
+          { snapshots: rows.length, days: days?.length, ms: Math.round(performance.now() - started) },
+          "stored the environment snapshots",
+        );
         this.schedule(Math.min(...[...found.values()].map((s) => s.validUntil)) - now.getTime());
         return rows.length;
       }

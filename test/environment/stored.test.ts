@@ -1,7 +1,9 @@
 /**
- * Snapshots computed when the data changes (src/environment/stored.ts): a
- * request whose instant falls in a stored snapshot's span reads it, and gets
- * to the byte what computing would have given; any other instant computes.
+ * Snapshots and past school days computed when the data changes
+ * (src/environment/stored.ts): a request whose instant falls in a stored
+ * snapshot's span reads them (a history: the stored days and the snapshot's
+ * today), and gets to the byte what computing would have given; any other
+ * instant computes.
  * Every change of the data empties the table in its own transaction, and a
  * refresh whose data changed under it stores nothing from the old data.
  */
@@ -34,16 +36,23 @@ const PATHS = [
   "/api/v1/environment/snapshot?region=north&limit=2",
   "/api/v1/environment/schools/NTU",
   "/api/v1/environment/schools/3",
+  "/api/v1/environment/schools/NTU/history?days=1",
+  "/api/v1/environment/schools/NTU/history?days=7",
+  "/api/v1/environment/schools/NTHU/history?days=90",
 ];
 const GRAPHQL = `{ environmentSnapshot(limit: 100) { totalCount nodes { school { code } realtime { aqi aqiStatus pm25Ugm3 observedAtUtc }
-  daily { date tempCAvg aqiAvg } dataSources { id stationIds } } } }`;
+  daily { dateLocal tempCAvg aqiAvg } dataSources { id stationIds } } }
+  universities(first: 5) { nodes { code environmentHistory(days: 30) { days daily { dateLocal tempCAvg tempCMin precipTotalMm pm25Avg aqiAvg }
+  dataSources { id stationIds } } } } }`;
 
 /** Every answer at the clock's instant, and whether the stored snapshots were read (no candidate stations were). */
 async function answers(): Promise<{ bodies: string[]; stored: boolean; computed: boolean }> {
   t.statements.length = 0;
   const bodies: string[] = [];
   for (const path of PATHS) bodies.push(await (await t.gateway.fetch(`http://gateway.test${path}`)).text());
-  bodies.push(JSON.stringify(await t.graphql(GRAPHQL)));
+  const graph = await t.graphql(GRAPHQL);
+  expect(graph.errors).toBeUndefined();
+  bodies.push(JSON.stringify(graph));
   return {
     bodies,
     stored: t.statements.some((s) => s.includes("FROM school_snapshot")),
@@ -51,7 +60,8 @@ async function answers(): Promise<{ bodies: string[]; stored: boolean; computed:
   };
 }
 
-const count = async (db: Database) => Number((await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM school_snapshot`))[0]!.n);
+const count = async (db: Database, table = "school_snapshot") =>
+  Number((await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${table}`))[0]!.n);
 const version = async (db: Database) => (await db.query<{ version: number }>(`SELECT version FROM data_version`))[0]!.version;
 
 describe("stored environment snapshots", () => {
@@ -62,13 +72,16 @@ describe("stored environment snapshots", () => {
     ["on the next day", NEXT_DAY],
   ])("answer %s exactly what computing answers", async (_when, at) => {
     await clock.at(at, async () => {
-      await t.db.exec(`DELETE FROM school_snapshot`);
+      await t.db.exec(`DELETE FROM school_snapshot; DELETE FROM school_day`);
       const computed = await answers();
       expect(computed.stored && computed.computed).toBe(true);
       expect(await new SnapshotStore(t.db, prisma, { now: clock.now }).refresh()).toBe(SCHOOLS);
       const stored = await answers();
       expect(stored.computed).toBe(false);
       expect(stored.bodies).toEqual(computed.bodies);
+      // The week's history holds past days (stored) and, but on the next day, today (the snapshot's).
+      const week = JSON.parse(stored.bodies[PATHS.indexOf("/api/v1/environment/schools/NTU/history?days=7")]!).data.daily;
+      expect(week.length).toBeGreaterThan(1);
     });
   });
 
@@ -97,8 +110,10 @@ describe("stored environment snapshots", () => {
     expect(await count(t.db)).toBe(SCHOOLS);
     await expect(importObject(t.db, { ...data, universities: [{ id: "not a school" }] })).rejects.toThrow();
     expect([await count(t.db), await version(t.db)]).toEqual([SCHOOLS, before]);
+    const days = await count(t.db, "school_day");
+    expect(days).toBeGreaterThan(0);
     await importObject(t.db, data);
-    expect([await count(t.db), await version(t.db)]).toEqual([0, before + 1]);
+    expect([await count(t.db), await count(t.db, "school_day"), await version(t.db)]).toEqual([0, 0, before + 1]);
   });
 
   it("are not stored from data that changed while they were computed", async () => {

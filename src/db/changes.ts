@@ -17,7 +17,7 @@ export const DATA_CHANGED = "uedu_data_changed";
  */
 export async function announceChange(tx: Pick<Database, "exec">): Promise<void> {
   await tx.exec(
-    `UPDATE data_version SET version = version + 1; DELETE FROM school_snapshot; DELETE FROM school_day; NOTIFY ${DATA_CHANGED}`,
+    `UPDATE data_version SET version = version + 1, days_for = NULL; DELETE FROM school_snapshot; DELETE FROM school_day; NOTIFY ${DATA_CHANGED}`,
   );
 }
 

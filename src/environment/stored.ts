@@ -43,8 +43,6 @@ export class SnapshotStore {
   private timer: NodeJS.Timeout | undefined;
   private listener: Listener | undefined;
   private closed = false;
-  /** The data version and local dates the stored school days were computed for, by this process. */
-  private daysFor: string | undefined;
 
   constructor(
     private readonly db: Pick<Database, "query" | "transaction">,
@@ -63,7 +61,7 @@ export class SnapshotStore {
     const started = performance.now();
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const now = this.now();
-      const [current] = await this.db.query<{ version: number }>(`SELECT version FROM data_version`);
+      const [current] = await this.db.query<{ version: number; days_for: string | null }>(`SELECT version, days_for FROM data_version`);
       const schools = await this.prisma.university.findMany({ select: { id: true, country: true, timezone: true } });
       const found = await liveSnapshots(this.prisma, schools, now);
       const rows = [...found.values()].map((s) => ({
@@ -76,7 +74,7 @@ export class SnapshotStore {
       const today = new Map(schools.map((s) => [s.id, localDate(now, s.timezone)]));
       const daysFor = `${current?.version} ${[...new Set(today.values())].sort().join(" ")}`;
       const days =
-        daysFor === this.daysFor
+        daysFor === current?.days_for
           ? undefined
           : [...(await liveHistories(this.prisma, schools, HISTORY_DAYS, now)).values()].flatMap((h) =>
               h.daily
@@ -84,8 +82,11 @@ export class SnapshotStore {
                 .map((d) => ({ university_id: h.universityId, date: d.date, body: d })),
             );
       const stored = await this.db.transaction(async (tx) => {
-        const [still] = await tx.query<{ version: number }>(`SELECT version FROM data_version FOR SHARE`);
-        if (still?.version !== current?.version) return false;
+        const [still] = await tx.query<{ version: number; days_for: string | null }>(
+          `SELECT version, days_for FROM data_version FOR SHARE`,
+        );
+        // The data moved, or (keeping the stored days) another process stored days of other dates.
+        if (still?.version !== current?.version || (!days && still?.days_for !== current?.days_for)) return false;
         await tx.query(`DELETE FROM school_snapshot`);
         await tx.query(
           `INSERT INTO school_snapshot (university_id, computed_at, valid_until, body)
@@ -94,6 +95,7 @@ export class SnapshotStore {
           [JSON.stringify(rows)],
         );
         if (days) {
+          await tx.query(`UPDATE data_version SET days_for = $1`, [daysFor]);
           await tx.query(`DELETE FROM school_day`);
           await tx.query(
             `INSERT INTO school_day (university_id, date, body)
@@ -104,7 +106,6 @@ export class SnapshotStore {
         return true;
       });
       if (stored) {
-        if (days) this.daysFor = daysFor;
         this.options.log?.info(
           { snapshots: rows.length, days: days?.length, ms: Math.round(performance.now() - started) },
           "stored the environment snapshots",

@@ -62,6 +62,8 @@ async function answers(): Promise<{ bodies: string[]; stored: boolean; computed:
 
 const count = async (db: Database, table = "school_snapshot") =>
   Number((await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${table}`))[0]!.n);
+/** Forgets what is stored, as a change of the data does (but without changing it). */
+const forget = () => t.db.exec(`DELETE FROM school_snapshot; DELETE FROM school_day; UPDATE data_version SET days_for = NULL`);
 const version = async (db: Database) => (await db.query<{ version: number }>(`SELECT version FROM data_version`))[0]!.version;
 
 describe("stored environment snapshots", () => {
@@ -72,7 +74,7 @@ describe("stored environment snapshots", () => {
     ["on the next day", NEXT_DAY],
   ])("answer %s exactly what computing answers", async (_when, at) => {
     await clock.at(at, async () => {
-      await t.db.exec(`DELETE FROM school_snapshot; DELETE FROM school_day`);
+      await forget();
       const computed = await answers();
       expect(computed.stored && computed.computed).toBe(true);
       expect(await new SnapshotStore(t.db, prisma, { now: clock.now }).refresh()).toBe(SCHOOLS);
@@ -93,7 +95,7 @@ describe("stored environment snapshots", () => {
       const [stored, computed] = [
         await clock.at(at, answers),
         await clock.at(at, async () => {
-          await t.db.exec(`DELETE FROM school_snapshot`);
+          await forget();
           return answers();
         }),
       ];
@@ -132,6 +134,22 @@ describe("stored environment snapshots", () => {
     changes = 0;
     expect(await clock.at(NOW, () => new SnapshotStore(changing(3), prisma, { now: clock.now }).refresh())).toBeUndefined();
     expect(await count(t.db)).toBe(0);
+  });
+
+  it("compute the past days once per data version and local dates, in whichever process", async () => {
+    const logged: Record<string, unknown>[] = [];
+    const log = { info: (object: object) => logged.push(object as Record<string, unknown>), warn: () => undefined };
+    const refresh = (at: Date) => clock.at(at, () => new SnapshotStore(t.db, prisma, { now: clock.now, log }).refresh());
+    await forget();
+    await refresh(NOW);
+    await refresh(NOW_LATE);
+    await refresh(NEXT_DAY);
+    expect(logged.map((line) => typeof line.days)).toEqual(["number", "undefined", "number"]);
+    expect(logged[0]!.days).toBeGreaterThan(0);
+    // The next day's stored history still answers as computing does.
+    const stored = await clock.at(NEXT_DAY, answers);
+    expect(stored.computed).toBe(false);
+    expect(stored.bodies).toEqual((await clock.at(NEXT_DAY, async () => (await forget(), answers()))).bodies);
   });
 
   it("are refreshed when a change of the data is announced", async () => {

@@ -5,6 +5,10 @@
 -- school's stored snapshot was computed for. A date without any value has no
 -- row. Emptied with the snapshots by every change of the data
 -- (src/db/changes.ts).
+--
+-- data_version.days_for names the data version and the local dates the rows
+-- were computed for (NULL: none), so a refresh recomputes them only when
+-- either moved, in whatever process, and a restored database brings its own.
 
 CREATE TABLE "school_day" (
     "university_id" INTEGER NOT NULL,
@@ -13,3 +17,5 @@ CREATE TABLE "school_day" (
     CONSTRAINT "school_day_pkey" PRIMARY KEY ("university_id", "date"),
     CONSTRAINT "school_day_university_id_fkey" FOREIGN KEY ("university_id") REFERENCES "university"("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
+
+ALTER TABLE "data_version" ADD COLUMN "days_for" TEXT;

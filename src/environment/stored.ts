@@ -14,7 +14,9 @@
  * stops being true. Every change of the data empties the table in its own
  * transaction and adds one to `data_version` (src/db/changes.ts); a refresh
  * stores only if the version it computed from is still the current one,
- * checked under a share lock on that row, so no snapshot outlives its data.
+ * checked under a lock on that row, so no snapshot outlives its data. The
+ * lock is exclusive (FOR UPDATE): two gateways refreshing at once take turns
+ * instead of deadlocking on each other's rows.
  */
 import { DATA_CHANGED } from "../db/changes.js";
 import type { ReadClient } from "../db/client.js";
@@ -83,7 +85,7 @@ export class SnapshotStore {
             );
       const stored = await this.db.transaction(async (tx) => {
         const [still] = await tx.query<{ version: number; days_for: string | null }>(
-          `SELECT version, days_for FROM data_version FOR SHARE`,
+          `SELECT version, days_for FROM data_version FOR UPDATE`,
         );
         // The data moved, or (keeping the stored days) another process stored days of other dates.
         if (still?.version !== current?.version || (!days && still?.days_for !== current?.days_for)) return false;

@@ -118,6 +118,18 @@ describe("stored environment snapshots", () => {
     expect([await count(t.db), await count(t.db, "school_day"), await version(t.db)]).toEqual([0, 0, before + 1]);
   });
 
+  it("are refreshed by two processes at once, each storing in turn", async () => {
+    for (let round = 0; round < 3; round++) {
+      await forget();
+      const both = [0, 1].map(() => {
+        const other = createReadClient(t.db);
+        return clock.at(NOW, () => new SnapshotStore(t.db, other, { now: clock.now }).refresh()).finally(() => other.$disconnect());
+      });
+      expect(await Promise.all(both)).toEqual([SCHOOLS, SCHOOLS]);
+      expect(await count(t.db, "school_day")).toBeGreaterThan(0);
+    }
+  });
+
   it("are not stored from data that changed while they were computed", async () => {
     let changes = 0;
     const changing = (times: number): Pick<Database, "query" | "transaction"> => ({

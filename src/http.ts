@@ -11,7 +11,7 @@
  * encoding the same rules choose ({@link encodingFor}), compressed once.
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import { Server as NetServer, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { brotliCompressSync, constants, deflateSync, gzipSync } from "node:zlib";
 import compression from "compression";
@@ -35,8 +35,21 @@ function refusal(code: string | undefined): { status: number; message: string } 
   }
 }
 
+/** How long a draining server waits for the first request of a connection it accepted before the signal. */
+const FIRST_REQUEST_GRACE_MS = 1_000;
+/** How long a draining server still accepts the connections already queued for it. */
+const ACCEPT_GRACE_MS = 50;
+/** Servers being drained: every answer they write closes its connection. */
+const draining = new WeakSet<Server>();
+
 const REASONS: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" };
 
+/**
+ * Each server's connections that are idle between two requests of their
+ * own: a drain may close these at once. A connection not yet in it has not
+ * sent (or Node has not yet read) its first request, or is being answered.
+ */
+const idleAfterAnswer = new WeakMap<Server, Set<Socket>>();
 /** The answers being written by each server, so that a drain can close their connections after them. */
 const inFlight = new WeakMap<Server, Set<ServerResponse>>();
 
@@ -88,15 +101,23 @@ const compress = compression({
 /** A server answering with `handler`, its parser's refusals in JSON. */
 export function createHttpServer(handler: RequestListener, options: HttpServerOptions = {}): Server {
   const answers = new Set<ServerResponse>();
+  const idle = new Set<Socket>();
   const server = createServer((request, response) => {
     answers.add(response);
-    response.once("close", () => answers.delete(response));
-    if (!server.listening) response.setHeader("connection", "close");
+    const socket = request.socket;
+    idle.delete(socket);
+    response.once("close", () => {
+      answers.delete(response);
+      if (!socket.destroyed && server.listening && !draining.has(server)) idle.add(socket);
+    });
+    if (!server.listening || draining.has(server)) response.setHeader("connection", "close");
     if (options.first?.(request, response)) return;
     // The middleware's types are Express'; it uses only what Node's own objects have.
     compress(request as Parameters<typeof compress>[0], response as Parameters<typeof compress>[1], () => handler(request, response));
   });
   inFlight.set(server, answers);
+  idleAfterAnswer.set(server, idle);
+  server.on("connection", (socket: Socket) => socket.once("close", () => idle.delete(socket)));
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
     if (error.code === "ECONNRESET" || !socket.writable) {
       socket.destroy();
@@ -127,15 +148,29 @@ export function createHttpServer(handler: RequestListener, options: HttpServerOp
 }
 
 /**
- * Stops `server` gracefully: it accepts no new connection, idle keep-alive
- * connections are closed, and each answer in flight is written whole and
- * then closes its connection (`Connection: close`). Resolves `true` when the
- * last one is done, or `false` after `timeoutMs`, having cut the rest.
+ * Stops `server` gracefully: it accepts no new connection, keep-alive
+ * connections idle after an answer are closed, and each answer in flight is
+ * written whole and then closes its connection (`Connection: close`). A
+ * connection accepted whose first request has not been read yet (Node calls
+ * it idle too, but its client is waiting for an answer) is answered the same
+ * way, with `Connection: close`; one that sends nothing within
+ * {@link FIRST_REQUEST_GRACE_MS} is closed. Resolves `true` when the last
+ * connection is done, or `false` after `timeoutMs`, having cut the rest.
  */
 export async function drain(server: Server, timeoutMs: number): Promise<boolean> {
-  const closed = new Promise<boolean>((resolve) => server.close(() => resolve(true)));
+  draining.add(server);
+  // Connections the clients opened before the signal may still wait in the kernel's queue: accept
+  // them (one more turn of the event loop's poll) before closing the listener, which would reset them.
+  await sleep(ACCEPT_GRACE_MS);
+  // net.Server's close, not http.Server's: the latter also closes every connection Node calls idle,
+  // the accepted ones whose request it has not read yet included.
+  const closed = new Promise<boolean>((resolve) => NetServer.prototype.close.call(server, () => resolve(true)));
   for (const response of inFlight.get(server) ?? []) if (!response.headersSent) response.setHeader("connection", "close");
-  server.closeIdleConnections();
+  const idle = idleAfterAnswer.get(server);
+  for (const socket of idle ?? []) socket.destroy();
+  idle?.clear();
+  // Connections that never sent a request: closed after the grace, as Node's own check would.
+  setTimeout(() => server.closeIdleConnections(), FIRST_REQUEST_GRACE_MS).unref();
   const inTime = await Promise.race([closed, sleep(timeoutMs, false, { ref: false })]);
   if (!inTime) server.closeAllConnections();
   return inTime;

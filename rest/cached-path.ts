@@ -25,7 +25,7 @@ import type { Logger } from "pino";
 import type { KeptAnswer, RestApi } from "./api.js";
 import { recordAccess, requestIdFrom } from "../src/plugins/access-log.js";
 import type { ApiKeyGuard, KeyCheck } from "../src/plugins/api-keys.js";
-import { matches } from "../src/plugins/conditional.js";
+import { matches, notModifiedHeaders } from "../src/plugins/conditional.js";
 import { answerCorsHeaders, type CorsPolicy, securityHeaders } from "../src/plugins/cors.js";
 import { refusalBody } from "../src/plugins/error-shapes.js";
 
@@ -78,9 +78,7 @@ export function cachedPath(options: CachedPathOptions): CachedPath {
     const ifNoneMatch = request.headers["if-none-match"];
     let bytes = 0;
     if (status === 200 && all.etag && ifNoneMatch && matches(ifNoneMatch, all.etag)) {
-      // A 304 has no content: every header but the content's own (RFC 9110 §15.4.5).
-      for (const name of Object.keys(all)) if (name.startsWith("content-")) delete all[name];
-      response.writeHead(304, all).end();
+      response.writeHead(304, Object.fromEntries(notModifiedHeaders(Object.entries(all)))).end();
       status = 304;
     } else {
       const raw = typeof body === "string" ? Buffer.from(body) : body;

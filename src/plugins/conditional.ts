@@ -17,6 +17,11 @@ export function matches(ifNoneMatch: string, etag: string): boolean {
   return ifNoneMatch.split(",").some((tag) => opaque(tag) === opaque(etag));
 }
 
+/** The headers of a 304 answering one with `headers`: every one but the content's own (RFC 9110 §15.4.5). */
+export function notModifiedHeaders(headers: Iterable<[string, string]>): [string, string][] {
+  return [...headers].filter(([name]) => !name.toLowerCase().startsWith("content-"));
+}
+
 export function useConditionalGet(): Plugin {
   return {
     async onResponse({ request, response, setResponse, fetchAPI }) {
@@ -28,9 +33,7 @@ export function useConditionalGet(): Plugin {
       const etag = etagOf(body);
       const ifNoneMatch = request.headers.get("if-none-match");
       if (ifNoneMatch && matches(ifNoneMatch, etag)) {
-        const headers = new fetchAPI.Headers();
-        // A 304 has no content: every header but the content's own (RFC 9110 §15.4.5).
-        for (const [name, value] of response.headers) if (!name.startsWith("content-")) headers.set(name, value);
+        const headers = new fetchAPI.Headers(notModifiedHeaders(response.headers));
         headers.set("etag", etag);
         setResponse(new fetchAPI.Response(null, { status: 304, headers }));
         return;

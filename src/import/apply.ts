@@ -204,8 +204,13 @@ export async function importExport(db: Database, input: Readable, options: Impor
     await store(tx, records, observations, progress);
     await rebuildStationDays(tx);
     await rebuildCourseSummaries(tx);
-    await announceChange(tx);
+    // The planner's statistics, taken now and committed with the data: the
+    // first queries after an import would otherwise be planned on none (or on
+    // the previous data's) until autovacuum gets to them a minute or more
+    // later; the nested GraphQL query took 17 ms in the database instead of 3.7.
     progress?.phase("committing");
+    await tx.exec("ANALYZE");
+    await announceChange(tx);
     const { universities, courses, papers, conferences, hub_packs, stations } = records;
     return {
       universities: universities.length,

@@ -26,6 +26,32 @@ describe("import on PostgreSQL", () => {
     expect(await db.query(`SELECT latest_version FROM hub_pack WHERE id = 'pk_public'`)).toEqual([{ latest_version: "1.10.0" }]);
   });
 
+  it("leaves the planner statistics of what it wrote, committed with the data", async () => {
+    // A new database: nothing analyzed yet, and autovacuum would take a minute or more.
+    const fresh = await freshPostgres();
+    try {
+      const analyzed = () =>
+        fresh.query<{ relname: string; reltuples: number }>(
+          `SELECT relname, reltuples::int AS reltuples FROM pg_class
+            WHERE relname IN ('course', 'university', 'station', 'observation') ORDER BY relname`,
+        );
+      expect((await analyzed()).map((r) => r.reltuples)).toEqual([-1, -1, -1, -1]);
+      await importObject(fresh, canary());
+      const rows = Object.fromEntries((await analyzed()).map((r) => [r.relname, r.reltuples]));
+      expect(rows).toEqual({
+        course: CANARY_COUNTS.course,
+        observation: CANARY_COUNTS.observation,
+        station: CANARY_COUNTS.station,
+        university: CANARY_COUNTS.university,
+      });
+      expect(await fresh.query(`SELECT count(*)::int AS n FROM pg_stats WHERE tablename = 'course' AND attname = 'university_id'`)).toEqual(
+        [{ n: 1 }],
+      );
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it("stores exactly what PGlite stores", async () => {
     const lite = await freshPGlite();
     try {

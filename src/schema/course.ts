@@ -85,32 +85,58 @@ function titleSearch<T>(prisma: ReadClient, args: CourseFilterArgs, columns: Pri
     ${tail}`;
 }
 
+/**
+ * The columns every course row is read with: short ones, so a page of titles
+ * costs what its titles cost. Their fields resolve from the row as it is. The
+ * syllabus columns (teaching goal and content, notes) are read only when a
+ * field asks for them: those fields select their own column, which costs a
+ * lookup per row, per field, in the Pothos prisma plugin, so the common
+ * columns do not.
+ */
+const COURSE_COLUMNS = {
+  id: true,
+  className: true,
+  courseNumber: true,
+  courseClass: true,
+  courseNameChinese: true,
+  courseNameEnglish: true,
+  instructor: true,
+  instructorEnglish: true,
+  department: true,
+  departmentEnglish: true,
+  semester: true,
+  startDate: true,
+  endDate: true,
+} as const;
+
 builder.prismaNode("Course", {
   description: "A public course (one its teacher made public). Join codes are never part of it.",
+  select: COURSE_COLUMNS,
   id: { field: "id", description: "Global ID of the course." },
   fields: (t) => ({
-    databaseId: t.exposeInt("id", { ...POSITIVE, description: "Numeric course id (the REST `id`)." }),
-    className: t.exposeString("className", { nullable: true, description: "Class name." }),
-    courseNumber: t.exposeString("courseNumber", { nullable: true, description: "Course number in the school's catalogue." }),
-    courseClass: t.exposeString("courseClass", { nullable: true, description: "Class (section) code." }),
-    courseNameChinese: t.exposeString("courseNameChinese", { nullable: true, description: "Title in Chinese." }),
-    courseNameEnglish: t.exposeString("courseNameEnglish", { nullable: true, description: "Title in English." }),
-    instructor: t.exposeString("instructor", { nullable: true, description: "Instructor's name." }),
-    instructorEnglish: t.exposeString("instructorEnglish", { nullable: true, description: "Instructor's name in English." }),
-    department: t.exposeString("department", { nullable: true, description: "Offering department." }),
-    departmentEnglish: t.exposeString("departmentEnglish", { nullable: true, description: "Offering department in English." }),
+    databaseId: t.int({ ...POSITIVE, description: "Numeric course id (the REST `id`).", resolve: (c) => c.id }),
+    className: t.string({ nullable: true, description: "Class name.", resolve: (c) => c.className }),
+    courseNumber: t.string({ nullable: true, description: "Course number in the school's catalogue.", resolve: (c) => c.courseNumber }),
+    courseClass: t.string({ nullable: true, description: "Class (section) code.", resolve: (c) => c.courseClass }),
+    courseNameChinese: t.string({ nullable: true, description: "Title in Chinese.", resolve: (c) => c.courseNameChinese }),
+    courseNameEnglish: t.string({ nullable: true, description: "Title in English.", resolve: (c) => c.courseNameEnglish }),
+    instructor: t.string({ nullable: true, description: "Instructor's name.", resolve: (c) => c.instructor }),
+    instructorEnglish: t.string({ nullable: true, description: "Instructor's name in English.", resolve: (c) => c.instructorEnglish }),
+    department: t.string({ nullable: true, description: "Offering department.", resolve: (c) => c.department }),
+    departmentEnglish: t.string({ nullable: true, description: "Offering department in English.", resolve: (c) => c.departmentEnglish }),
     school: t.string({
       description: "The offering school's Chinese name.",
       select: { university: { select: { nameZh: true } } },
       resolve: (course) => course.university.nameZh,
     }),
     university: t.relation("university", { description: "The offering school." }),
-    semester: t.exposeString("semester", {
+    semester: t.string({
       ...jsonSchema({ pattern: "^\\d{3}-[1-9]$" }),
       description: "Semester as `<year>-<term>`, like `113-1`.",
+      resolve: (c) => c.semester,
     }),
-    startDate: t.expose("startDate", { type: "Date", nullable: true, description: "First day of the course." }),
-    endDate: t.expose("endDate", { type: "Date", nullable: true, description: "Last day of the course." }),
+    startDate: t.field({ type: "Date", nullable: true, description: "First day of the course.", resolve: (c) => c.startDate }),
+    endDate: t.field({ type: "Date", nullable: true, description: "Last day of the course.", resolve: (c) => c.endDate }),
     teachingGoal: t.exposeString("teachingGoal", { nullable: true, description: "Learning objectives." }),
     teachingGoalEnglish: t.exposeString("teachingGoalEnglish", { nullable: true, description: "Learning objectives in English." }),
     teachingContent: t.exposeString("teachingContent", { nullable: true, description: "Content outline." }),

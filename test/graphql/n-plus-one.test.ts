@@ -74,4 +74,24 @@ describe("no N+1 behind nested queries", () => {
     expect(courses.length).toBe(1);
     expect(courses[0]).toMatch(/LEFT JOIN LATERAL[\s\S]*"public"\."course"[\s\S]*LIMIT/);
   });
+
+  it("reads a course's syllabus columns only for a query that asks for them", async () => {
+    const t = await testGateway(scaled(3));
+    open.push(t);
+    const SYLLABUS = ["teaching_goal", "teaching_goal_english", "teaching_content", "teaching_content_english", "class_memo"];
+    const read = async (fields: string) => {
+      t.statements.length = 0;
+      const body = await t.graphql(
+        `{ universities { nodes { courses(first: 5) { nodes { ${fields} } } } } courses(first: 5) { nodes { ${fields} } } }`,
+      );
+      expect(body.errors).toBeUndefined();
+      expect(body.data?.courses.nodes).toHaveLength(5);
+      return { body, columns: SYLLABUS.filter((c) => t.statements.some((sql) => sql.includes(`"${c}"`))) };
+    };
+    const titles = await read("databaseId courseNameChinese instructor semester startDate");
+    expect(titles.columns).toEqual([]);
+    const syllabus = await read("databaseId teachingContent classMemo");
+    expect(syllabus.columns).toEqual(["teaching_content", "class_memo"]);
+    expect(syllabus.body.data?.courses.nodes[0].teachingContent).toBe(canaryExport().courses[0]!.teaching_content);
+  });
 });

@@ -28,6 +28,7 @@ import type { ApiKeyGuard, KeyCheck } from "../src/plugins/api-keys.js";
 import { matches, notModifiedHeaders } from "../src/plugins/conditional.js";
 import { answerCorsHeaders, type CorsPolicy, securityHeaders } from "../src/plugins/cors.js";
 import { refusalBody } from "../src/plugins/error-shapes.js";
+import { plainHost } from "../src/request-target.js";
 
 export interface CachedPathOptions {
   /** The v1 operations, whose kept answers are served. */
@@ -52,8 +53,6 @@ interface Served {
 export type CachedPath = (request: IncomingMessage, response: ServerResponse) => boolean;
 
 const JSON_TYPE = "application/json; charset=utf-8";
-/** A `Host` the gateway's own URL parsing reads the same way (a name or address, and a port). */
-const PLAIN_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 export function cachedPath(options: CachedPathOptions): CachedPath {
   const { api, guard, cors, log } = options;
@@ -110,7 +109,7 @@ export function cachedPath(options: CachedPathOptions): CachedPath {
     const checked = await guard?.check(
       {
         authorization: request.headers.authorization,
-        // The address asked, read as the gateway reads it (the Host is plain: see PLAIN_HOST).
+        // The address asked, read as the gateway reads it (the Host is plain: see plainHost).
         origin: () => `${(request.socket as { encrypted?: boolean }).encrypted ? "https" : "http"}://${request.headers.host}`,
         address: request.socket.remoteAddress,
         requestId: served.requestId,
@@ -135,7 +134,7 @@ export function cachedPath(options: CachedPathOptions): CachedPath {
     const target = request.url;
     if (request.method !== "GET" || !target?.startsWith("/api/v1/")) return false;
     const host = request.headers.host;
-    if (!host || !PLAIN_HOST.test(host)) return false;
+    if (!host || !plainHost(host)) return false;
     const started = performance.now();
     const url = new URL(target, "http://gateway");
     const match = api.match(url.pathname);

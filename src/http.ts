@@ -20,6 +20,7 @@ import type { Logger } from "pino";
 import { newRequestId } from "./plugins/access-log.js";
 import { requests } from "./observe/metrics.js";
 import { failure } from "./refusal.js";
+import { NOT_A_PATH, readTarget } from "./request-target.js";
 
 /** Node's parser error codes, and what the client is told. */
 function refusal(code: string | undefined): { status: number; message: string } {
@@ -27,7 +28,7 @@ function refusal(code: string | undefined): { status: number; message: string } 
     case "HPE_HEADER_OVERFLOW":
       return { status: 431, message: "request headers too large" };
     case "HPE_INVALID_URL":
-      return { status: 400, message: "malformed request target: percent-encode every non-ASCII character of the URL" };
+      return { status: 400, message: NOT_A_PATH };
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return { status: 408, message: "request not received in time" };
     default:
@@ -42,7 +43,12 @@ const ACCEPT_GRACE_MS = 50;
 /** Servers being drained: every answer they write closes its connection. */
 const draining = new WeakSet<Server>();
 
-const REASONS: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" };
+const REASONS: Record<number, string> = {
+  400: "Bad Request",
+  404: "Not Found",
+  408: "Request Timeout",
+  431: "Request Header Fields Too Large",
+};
 
 /**
  * Each server's connections that are idle between two requests of their
@@ -98,6 +104,28 @@ const compress = compression({
     !String(response.getHeader("content-type") ?? "").startsWith("text/event-stream") && compression.filter(request, response),
 });
 
+/**
+ * A request refused before any route saw it, in JSON like every other
+ * answer: the head and body to write, counted and logged with a request id.
+ */
+function refused(status: number, message: string, socket: Socket, reason: string, log: HttpServerOptions["log"], by = "the HTTP parser") {
+  const body = JSON.stringify(failure(message));
+  const requestId = newRequestId();
+  requests.inc({ surface: "page", route: "(unparsed)", method: "(unparsed)", status });
+  log?.info(
+    { requestId, route: "(unparsed)", status, bytes: Buffer.byteLength(body), surface: "page", address: socket.remoteAddress, reason },
+    `request refused by ${by}`,
+  );
+  const head = {
+    "content-type": "application/json; charset=utf-8",
+    "x-content-type-options": "nosniff",
+    "x-request-id": requestId,
+    "content-length": String(Buffer.byteLength(body)),
+    connection: "close",
+  };
+  return { head, body };
+}
+
 /** A server answering with `handler`, its parser's refusals in JSON. */
 export function createHttpServer(handler: RequestListener, options: HttpServerOptions = {}): Server {
   const answers = new Set<ServerResponse>();
@@ -111,6 +139,14 @@ export function createHttpServer(handler: RequestListener, options: HttpServerOp
       if (!socket.destroyed && server.listening && !draining.has(server)) idle.add(socket);
     });
     if (!server.listening || draining.has(server)) response.setHeader("connection", "close");
+    const read = readTarget(request.url ?? "", request.headers.host);
+    if ("refused" in read) {
+      const { head, body } = refused(read.status, read.refused, socket, "request target", options.log, "its request target");
+      response.writeHead(read.status, REASONS[read.status], head).end(request.method === "HEAD" ? undefined : body);
+      return;
+    }
+    request.url = read.target;
+    if (read.host !== undefined) request.headers.host = read.host;
     if (options.first?.(request, response)) return;
     // The middleware's types are Express'; it uses only what Node's own objects have.
     compress(request as Parameters<typeof compress>[0], response as Parameters<typeof compress>[1], () => handler(request, response));
@@ -124,24 +160,11 @@ export function createHttpServer(handler: RequestListener, options: HttpServerOp
       return;
     }
     const { status, message } = refusal(error.code);
-    const body = JSON.stringify(failure(message));
-    const requestId = newRequestId();
-    requests.inc({ surface: "page", route: "(unparsed)", method: "(unparsed)", status });
-    options.log?.info(
-      {
-        requestId,
-        route: "(unparsed)",
-        status,
-        bytes: Buffer.byteLength(body),
-        surface: "page",
-        address: socket.remoteAddress,
-        reason: error.code,
-      },
-      "request refused by the HTTP parser",
-    );
+    const { head, body } = refused(status, message, socket, error.code ?? "parser", options.log);
     socket.end(
-      `HTTP/1.1 ${status} ${REASONS[status]}\r\ncontent-type: application/json; charset=utf-8\r\nx-content-type-options: nosniff\r\n` +
-        `x-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${REASONS[status]}\r\n${Object.entries(head)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join("")}\r\n${body}`,
     );
   });
   return server;

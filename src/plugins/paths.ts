@@ -47,13 +47,10 @@ export function surfaceOf(request: Request, url: URL): "rest" | "graphql" | "mcp
 
 export function usePaths(): Plugin {
   return {
-    onRequest({ request, url, endResponse, fetchAPI, serverContext }) {
-      // The asterisk-form target (`OPTIONS * HTTP/1.1`) parses to the path `/`, the landing page's, but names no path of the service.
-      const asterisk = (serverContext as { req?: { url?: string } }).req?.url === "*";
-      if (!asterisk && ownerOf(url.pathname)) return;
-      const path = asterisk ? "*" : url.pathname;
+    onRequest({ request, url, endResponse, fetchAPI }) {
+      if (ownerOf(url.pathname)) return;
       endResponse(
-        new fetchAPI.Response(request.method === "HEAD" ? null : JSON.stringify(failure(`no such path: ${path}`)), {
+        new fetchAPI.Response(request.method === "HEAD" ? null : JSON.stringify(failure(`no such path: ${url.pathname}`)), {
           status: 404,
           headers: { "content-type": "application/json; charset=utf-8" },
         }),

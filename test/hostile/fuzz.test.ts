@@ -162,16 +162,29 @@ describe("REST", () => {
     );
   });
 
-  it("any bytes as the request target or a header: an answer in JSON (the landing page's HTML at /), or the connection closed", async () => {
+  it("any bytes as the request target, the Host or a header: an answer in JSON (the landing page's HTML at /), or the connection closed", async () => {
+    const text = fc.string({ unit: "binary", maxLength: 60 });
     const target = fc.oneof(
-      fc.string({ unit: "binary", maxLength: 60 }).map((s) => `/api/v1/courses?q=${s}`),
-      fc.string({ unit: "binary", maxLength: 60 }).map((s) => `/${s}`),
-      fc.constantFrom("*", "http://evil.example/graphql", "//graphql", "/graphql/", "/api/v1/%2e%2e/graphql"),
+      text.map((s) => `/api/v1/courses?q=${s}`),
+      text.map((s) => `/${s}`),
+      // Absolute form (RFC 9112 §3.2.2), with any authority, path and scheme.
+      fc
+        .tuple(fc.constantFrom("http", "https", "HTTP", "ftp", "x"), text, text)
+        .map(([scheme, host, path]) => `${scheme}://${host}/${path}`),
+      text.map((s) => `http://evil.example/api/v1/${s}`),
+      // Authority form, asterisk form, malformed IPv6, overlong.
+      fc.constantFrom("*", "127.0.0.1:80", "evil.example:443", "http://[::1/x", "http://[::1]:99999/", "http://[zz]/graphql"),
+      fc.nat({ max: 20_000 }).map((n) => `/api/v1/courses?q=${"x".repeat(n)}`),
+      fc.constantFrom("http://evil.example/graphql", "//graphql", "/graphql/", "/api/v1/%2e%2e/graphql"),
+    );
+    const host = fc.oneof(
+      fc.constantFrom("127.0.0.1", `127.0.0.1:${socket.port}`, "[::1]", "evil.example:8080", "", "a b", "x/y", "[::1", "h:99999"),
+      text,
     );
     await fc.assert(
-      fc.asyncProperty(target, fc.string({ unit: "binary", maxLength: 60 }), async (requestTarget, headerValue) => {
+      fc.asyncProperty(target, host, text, async (requestTarget, hostValue, headerValue) => {
         const bytes = Buffer.from(
-          `GET ${requestTarget} HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${key}\r\nx-fuzz: ${headerValue}\r\nconnection: close\r\n\r\n`,
+          `GET ${requestTarget} HTTP/1.1\r\nhost: ${hostValue}\r\nauthorization: Bearer ${key}\r\nx-fuzz: ${headerValue}\r\nconnection: close\r\n\r\n`,
         );
         const answer = await sendRaw(bytes);
         if (answer === null) return; // Node dropped a request it could not even frame
@@ -180,7 +193,7 @@ describe("REST", () => {
           expect(answer.body).not.toMatch(LEAKS);
           return;
         }
-        const body = expectJson(answer, JSON.stringify(requestTarget));
+        const body = expectJson(answer, `${JSON.stringify(requestTarget)} host ${JSON.stringify(hostValue)}`);
         expect(body.errors ?? body.success ?? body.error).toBeDefined();
       }),
       { numRuns: RUNS, seed: 8_003 },

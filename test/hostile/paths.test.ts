@@ -127,3 +127,104 @@ describe("GraphQL and MCP answer at exactly their paths", () => {
     expect(await counted()).toBe(before + 2);
   });
 });
+
+/**
+ * Issue 32, item 2: an absolute-form target with a Host carrying a port
+ * answered 500 with a stack trace (the layers above Node glued the Host and
+ * the target into one URL). The target is read as RFC 9112 §3.2 says: an
+ * absolute form by its path, whatever could not be read is a 400 in JSON.
+ */
+describe("request-target forms and Host headers, on a socket", () => {
+  const get = (target: string, host: string | null, method = "GET") =>
+    socket.raw(
+      `${method} ${target} HTTP/1.1\r\n${host === null ? "" : `host: ${host}\r\n`}authorization: Bearer ${key.key}\r\nconnection: close\r\n\r\n`,
+    );
+  const own = () => `127.0.0.1:${socket.port}`;
+
+  it("reads an absolute-form target by its path and query, for any host in it, whatever the Host header", async () => {
+    const origin = await get("/api/v1/universities?q=NTU", own());
+    expect(origin.status).toBe(200);
+    for (const target of [
+      "http://evil.example/api/v1/universities?q=NTU",
+      `http://${own()}/api/v1/universities?q=NTU`,
+      "HTTPS://Example.COM:8443/api/v1/universities?q=NTU",
+      "http://[::1]/api/v1/universities?q=NTU",
+    ]) {
+      for (const host of [own(), "127.0.0.1", "other.example"]) {
+        const answer = await get(target, host);
+        expect({ target, host, status: answer.status }).toEqual({ target, host, status: 200 });
+        expect(answer.body).toBe(origin.body);
+      }
+    }
+    const graphql = await get(`http://evil.example/graphql?query=${encodeURIComponent("{ courses(first: 1) { totalCount } }")}`, own());
+    expect(graphql.status).toBe(200);
+    expect(JSON.parse(graphql.body).data.courses.totalCount).toBeGreaterThan(0);
+    const unknown = await get("http://evil.example/nope", own());
+    expect([unknown.status, JSON.parse(unknown.body)]).toEqual([404, { success: false, error: "no such path: /nope" }]);
+  });
+
+  it.each([
+    ["http://[::1/x", "malformed request target: not a URL"],
+    ["http://[::1/api/v1/universities", "malformed request target: not a URL"],
+    ["ftp://evil.example/api/v1/universities", "malformed request target: only http and https URLs name a path here"],
+    ["http://user:secret@evil.example/api/v1/universities", "malformed request target: its authority is not host[:port]"],
+    ["http://evil.example:99999/api/v1/universities", "malformed request target: not a URL"],
+    [
+      "api/v1/universities",
+      "malformed request target: expected a path, like /api/v1/universities, with every non-ASCII character percent-encoded",
+    ],
+    [
+      "mailto:someone@example.com",
+      "malformed request target: expected a path, like /api/v1/universities, with every non-ASCII character percent-encoded",
+    ],
+  ])("answers a target it cannot read (%s) with a 400 in JSON, whatever the Host", async (target, error) => {
+    for (const host of [own(), "127.0.0.1"]) {
+      const answer = await get(target, host);
+      expect({ target, host, status: answer.status }).toEqual({ target, host, status: 400 });
+      expect(answer.headers["content-type"]).toBe(JSON_TYPE);
+      expect(answer.headers["x-request-id"]).toBeTruthy();
+      expect(JSON.parse(answer.body)).toEqual({ success: false, error });
+    }
+  });
+
+  it("answers the asterisk form with a 404 in JSON, with or without a port in the Host, and the authority form with a 400", async () => {
+    for (const host of [own(), "127.0.0.1"]) {
+      for (const method of ["GET", "OPTIONS", "HEAD"]) {
+        const answer = await get("*", host, method);
+        expect({ host, method, status: answer.status }).toEqual({ host, method, status: 404 });
+        expect(answer.body).toBe(method === "HEAD" ? "" : JSON.stringify({ success: false, error: "no such path: *" }));
+      }
+      const authority = await get(own(), host);
+      expect(authority.status).toBe(400);
+      expect(JSON.parse(authority.body).success).toBe(false);
+    }
+  });
+
+  it("answers an overlong target with a 4xx in JSON, and the gateway still serves", async () => {
+    for (const target of [`/api/v1/universities?q=${"x".repeat(20_000)}`, `http://evil.example/${"x".repeat(20_000)}`]) {
+      const answer = await get(target, own());
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expect(answer.status).toBeLessThan(500);
+      expect(JSON.parse(answer.body).success).toBe(false);
+    }
+    expect((await get("/api/v1/universities", own())).status).toBe(200);
+  });
+
+  it.each([
+    ["gateway test", 400],
+    ["a/api/v1/universities?", 400],
+    ["evil.example/../graphql", 400],
+    ["user@evil.example", 400],
+    ["127.0.0.1:99999", 400],
+    ["127.0.0.1:x", 400],
+    ["[::1", 400],
+    ["[::1]", 200],
+    ["EXAMPLE.com", 200],
+    ["example.com:8080", 200],
+  ] as const)("reads the Host %j as a host, or refuses it with a 400 in JSON", async (host, status) => {
+    const answer = await get("/api/v1/universities?q=NTU", host);
+    expect(answer.status).toBe(status);
+    if (status === 400) expect(JSON.parse(answer.body)).toEqual({ success: false, error: "malformed Host header: expected host[:port]" });
+    else expect(JSON.parse(answer.body).success).toBe(true);
+  });
+});

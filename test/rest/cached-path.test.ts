@@ -298,9 +298,8 @@ describe("the cached path", () => {
     expect((await s.get("/api/v1/courses?page=0", auth())).status).toBe(400);
     expect((await s.get("/api/v1/courses?page=0", auth())).status).toBe(400);
     expect((await s.get("/api/v1/universities/", auth())).status).toBe(404);
-    expect((await s.get("/api/v1/universities", { ...auth(), host: "gateway_test" })).status).toBe(200);
     expect(s.taken).toBe(taken);
-    // An absolute-form target names the same path, but is read by the gateway.
+    // An absolute-form target is read as its path before the cached path sees it (src/request-target.ts): it takes it.
     const absolute = await new Promise<string>((resolve, reject) => {
       const socket = connect({ host: "127.0.0.1", port: s.port }, () =>
         socket.end(
@@ -312,7 +311,9 @@ describe("the cached path", () => {
       socket.on("end", () => resolve(Buffer.concat(chunks).toString("latin1")));
       socket.on("error", reject);
     });
-    expect(parseResponse(Buffer.from(absolute, "latin1")).status).toBeGreaterThan(0);
-    expect(s.taken).toBe(taken);
+    const answer = parseResponse(Buffer.from(absolute, "latin1"));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toBe((await s.get("/api/v1/universities", auth())).body);
+    expect(s.taken).toBe(taken + 2);
   });
 });

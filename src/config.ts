@@ -43,6 +43,7 @@ export const VARIABLES = {
   QUERY_MAX_COST: integer(1, 100_000_000, MAX_COST),
   RESPONSE_CACHE_MS: integer(0, 604_800_000, 86_400_000),
   WEB_CONCURRENCY: integer(1, 64, 1),
+  HEAP_GROWTH_PERCENT: integer(0, 400, 50),
   CORS_ORIGINS: variable(
     z
       .string()
@@ -120,6 +121,8 @@ export interface Config {
   responseCacheMs: number;
   /** Worker processes sharing the port (src/cluster.ts); above 1 only with `databaseUrl`. */
   webConcurrency: number;
+  /** How far V8 may grow the heap past what was live before its next full collection, in percent (src/observe/heap.ts); 0: V8's own rule. */
+  heapGrowthPercent: number;
   /** Origins whose pages may read answers and call `/mcp`; undefined: any origin may read. */
   corsOrigins: string[] | undefined;
   /** pino log level. */
@@ -184,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queryMaxCost: c.QUERY_MAX_COST,
     responseCacheMs: c.RESPONSE_CACHE_MS,
     webConcurrency: c.WEB_CONCURRENCY,
+    heapGrowthPercent: c.HEAP_GROWTH_PERCENT,
     corsOrigins: c.CORS_ORIGINS,
     logLevel: c.LOG_LEVEL,
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,

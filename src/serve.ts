@@ -30,6 +30,7 @@ import { connectRedis } from "./limits/redis.js";
 import { followKeyChangesOnRedis, publishKeyChange } from "./keys/redis-changes.js";
 import type { Logger } from "pino";
 import { createHttpServer, drain } from "./http.js";
+import { setHeapGrowth } from "./observe/heap.js";
 import { observePool } from "./observe/metrics.js";
 import { metricsListener } from "./plugins/metrics.js";
 import { createGateway } from "./server.js";
@@ -63,6 +64,7 @@ export async function prepare(db: Database, log: Logger): Promise<boolean> {
 
 /** Serves until SIGTERM or SIGINT (then the process exits). */
 export async function serve(config: Config, log: Logger): Promise<void> {
+  setHeapGrowth(config.heapGrowthPercent);
   // The embedded database has one owner (src/db/owner.ts): this gateway, which
   // also runs the database commands sent to its socket while it serves.
   let socketPath: string | undefined;

@@ -13,8 +13,13 @@ import { count, id, text } from "./rules.js";
 export const EXPORT_FORMAT = "platform-export/1";
 
 const year = z.number().int().min(1900).max(2200);
-const latitude = z.number().min(-90).max(90);
-const longitude = z.number().min(-180).max(180);
+/** A number within bounds, refused in words that name them. */
+const between = (min: number, max: number) => {
+  const message = `expected a number from ${min} to ${max}`;
+  return z.number().min(min, { message }).max(max, { message });
+};
+const latitude = between(-90, 90);
+const longitude = between(-180, 180);
 const timeZone = text.refine(
   (zone) => {
     try {
@@ -71,10 +76,7 @@ const HubPackRecord = z
 const StationRecord = z.object(COLUMNS.Station).extend({ latitude, longitude });
 
 const reading = (min: number, max: number) =>
-  z
-    .number()
-    .min(min)
-    .max(max)
+  between(min, max)
     .nullish()
     .transform((v) => v ?? null);
 
@@ -125,12 +127,21 @@ export class ImportError extends Error {
 }
 
 /** Formats the first problem of a failed parse as `section[i].field: message`. */
-function describeIssue(where: string, error: z.ZodError): string {
+/** A record's first problem: where (`<where>.field`), the field, and what is wrong with it. */
+interface Problem {
+  problem: string;
+  /** The record's own field, when the problem is one field's. */
+  field: string | undefined;
+  message: string;
+}
+
+function describeIssue(where: string, error: z.ZodError): Problem {
   const issue = error.issues[0];
-  if (!issue) return `${where}: invalid`;
+  if (!issue) return { problem: `${where}: invalid`, field: undefined, message: "invalid" };
   const path = issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");
   const message = issue.code === "invalid_type" && issue.input === undefined ? "is required" : issue.message;
-  return `${where}${path}: ${message}`;
+  const field = typeof issue.path[0] === "string" ? issue.path[0] : undefined;
+  return { problem: `${where}${path}: ${message}`, field, message };
 }
 
 /** Validates one record: the stored record, or its first problem as `<where>.field: message`. */
@@ -138,9 +149,9 @@ export function checkRecord<S extends SectionName>(
   section: S,
   where: string,
   value: unknown,
-): { ok: true; record: Stored<S> } | { ok: false; problem: string } {
+): { ok: true; record: Stored<S> } | ({ ok: false } & Problem) {
   const result = SECTIONS[section].safeParse(value, { reportInput: true });
-  return result.success ? { ok: true, record: result.data as Stored<S> } : { ok: false, problem: describeIssue(where, result.error) };
+  return result.success ? { ok: true, record: result.data as Stored<S> } : { ok: false, ...describeIssue(where, result.error) };
 }
 
 /** Validates one record; throws ImportError naming it. */

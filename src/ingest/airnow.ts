@@ -124,6 +124,13 @@ export function readAirNow(payload: unknown, sites: ReadonlyMap<string, AirNowSi
         longitude: place.longitude,
       },
       { observed_at: observedAt, aqi },
+      {
+        "station.id": { field: "siteID", value: site },
+        "station.name": { field: "SiteName", value: place.name },
+        "station.latitude": { field: "Latitude", value: place.latitude },
+        "station.longitude": { field: "Longitude", value: place.longitude },
+        "observation.aqi": { field: "nowcastAQI", value: aqi },
+      },
     );
     if (item.ok) feed.items.push(item.value);
     else feed.skipped.push({ position: where, reason: item.reason, detail: item.detail });
@@ -148,6 +155,11 @@ function readHour(raw: unknown, sites: ReadonlyMap<string, AirNowSite>): Read<{ 
   if (!sites.has(site)) return skip("unknown site", `siteID ${site}: not in the site list, so it has no position`);
   const aqi = numberOf("nowcastAQI", raw.nowcastAQI, [-1, "-1"]);
   if (!aqi.ok) return aqi;
+  // Date.UTC rolls a day past the month's end over (2026-02-30 would be March 2): a date must be one.
+  const day = new Date(Date.UTC(Number(date[1]), Number(date[2]) - 1, Number(date[3])));
+  if (day.getUTCMonth() !== Number(date[2]) - 1 || day.getUTCDate() !== Number(date[3])) {
+    return skip("bad time", `dateObserved: not a date: ${JSON.stringify(raw.dateObserved)}`);
+  }
   const observedAt = new Date(Date.UTC(Number(date[1]), Number(date[2]) - 1, Number(date[3]), hour - offset)).toISOString();
   return { ok: true, value: { site, observedAt, aqi: aqi.value } };
 }

@@ -53,6 +53,15 @@ function readStation(where: string, raw: unknown): ReturnType<typeof checkItem> 
     where,
     { id, name: typeof raw.StationName === "string" ? raw.StationName : id, ...SOURCE_STATIONS.cwa, ...place.value },
     { observed_at: time, temp_c: temp.value, rh: rh.value, precip_mm: null },
+    {
+      "station.id": { field: "StationId", value: raw.StationId },
+      "station.name": { field: "StationName", value: raw.StationName },
+      "station.latitude": { field: "StationLatitude", value: place.value.latitude },
+      "station.longitude": { field: "StationLongitude", value: place.value.longitude },
+      "observation.observed_at": { field: "ObsTime.DateTime", value: time },
+      "observation.temp_c": { field: "AirTemperature", value: elements.AirTemperature },
+      "observation.rh": { field: "RelativeHumidity", value: elements.RelativeHumidity },
+    },
     total.value,
   );
 }

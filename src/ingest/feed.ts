@@ -78,20 +78,40 @@ export function numberOf(field: string, value: unknown, missing: readonly (strin
   return skip("not a number", `${field}: not a number: ${JSON.stringify(value)}`);
 }
 
-/** Validates a station and its observation by the platform export's rules, the reason naming the field. */
+/**
+ * Where the fields of a station and its observation came from in the
+ * agency's record (`observation.observed_at` from `publishtime`), so that a
+ * value the platform's rules refuse is reported by the agency's own field
+ * name and value.
+ */
+export type Origins = Partial<Record<`station.${string}` | `observation.${string}`, { field: string; value: unknown }>>;
+
+/**
+ * Validates a station and its observation by the platform export's rules.
+ * A refused value is named as the agency sent it (`publishtime: not a time:
+ * "2026/13/45 25:00:00"`) where `origins` says where it came from, and by the
+ * platform's field otherwise.
+ */
 export function checkItem(
   position: string,
   station: Record<string, unknown>,
   observation: Record<string, unknown>,
+  origins: Origins,
   precipRunningTotalMm?: number | null,
 ): Read<FeedItem> {
   const s = checkRecord("stations", "station", station);
-  if (!s.ok) return skip("invalid station", s.problem);
+  if (!s.ok) return refused("invalid station", s, origins[`station.${s.field ?? ""}`]);
   const o = checkRecord("observations", "observation", { station_id: s.record.id, ...observation });
-  if (!o.ok) return skip("invalid observation", o.problem);
+  if (!o.ok) return refused("invalid observation", o, origins[`observation.${o.field ?? ""}`]);
   const item: FeedItem = { position, station: s.record, observation: o.record };
   if (precipRunningTotalMm !== undefined) item.precipRunningTotalMm = precipRunningTotalMm;
   return { ok: true, value: item };
+}
+
+function refused(reason: string, problem: { problem: string; field: string | undefined; message: string }, origin: Origins[keyof Origins]) {
+  if (!origin) return skip(reason, problem.problem);
+  if (problem.field === "observed_at") return skip("bad time", `${origin.field}: not a time: ${JSON.stringify(origin.value ?? null)}`);
+  return skip(reason, `${origin.field}: ${problem.message}: ${JSON.stringify(origin.value ?? null)}`);
 }
 
 /**

@@ -47,5 +47,15 @@ function readSite(where: string, raw: unknown): ReturnType<typeof checkItem> {
       longitude: longitude.value,
     },
     { observed_at: `${y}-${mo}-${d}T${h}:${mi}:${s ?? "00"}+08:00`, pm25_ugm3: pm25.value, pm10_ugm3: pm10.value, aqi: aqi.value },
+    {
+      "station.id": { field: "siteid", value: raw.siteid },
+      "station.name": { field: "sitename", value: raw.sitename },
+      "station.latitude": { field: "latitude", value: raw.latitude },
+      "station.longitude": { field: "longitude", value: raw.longitude },
+      "observation.observed_at": { field: "publishtime", value: raw.publishtime },
+      "observation.pm25_ugm3": { field: "pm2.5", value: raw["pm2.5"] },
+      "observation.pm10_ugm3": { field: "pm10", value: raw.pm10 },
+      "observation.aqi": { field: "aqi", value: raw.aqi },
+    },
   );
 }

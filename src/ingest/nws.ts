@@ -80,5 +80,15 @@ function readFeature(where: string, raw: unknown): ReturnType<typeof checkItem> 
       longitude,
     },
     { observed_at: p.timestamp, temp_c: temp.value, rh: rh.value, precip_mm: precip.value },
+    {
+      "station.id": { field: "properties.station", value: id },
+      "station.name": { field: "properties.stationName", value: p.stationName },
+      "station.latitude": { field: "geometry.coordinates[1]", value: latitude },
+      "station.longitude": { field: "geometry.coordinates[0]", value: longitude },
+      "observation.observed_at": { field: "properties.timestamp", value: p.timestamp },
+      "observation.temp_c": { field: "temperature.value", value: temp.value },
+      "observation.rh": { field: "relativeHumidity.value", value: rh.value },
+      "observation.precip_mm": { field: "precipitationLastHour.value", value: precip.value },
+    },
   );
 }

@@ -96,7 +96,7 @@ const CASES: [string, string, string][] = [
   [
     "a reading out of range",
     changed((e) => void ((e.observations[1] as Record<string, unknown>).aqi = -1)),
-    "observations[1].aqi: Too small: expected number to be >=0",
+    "observations[1].aqi: expected a number from 0 to 1000",
   ],
   ["a duplicate course id", changed((e) => void (e.courses[4]!.id = 2)), "courses[4].id: 2 already used by courses[1]"],
   [

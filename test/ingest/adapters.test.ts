@@ -12,6 +12,13 @@ import { readNws } from "../../src/ingest/nws.js";
 import { airNowPayload, airNowSites, cwaPayload, moenvBare, moenvWrapped, nwsCollection, nwsFeature } from "./payloads.js";
 
 const at = (iso: string) => new Date(iso);
+/** The platform's bounds, as a refusal names them (src/import/records.ts). */
+const RANGE = {
+  latitude: "expected a number from -90 to 90",
+  pm25: "expected a number from 0 to 2000",
+  rh: "expected a number from 0 to 100",
+  aqi: "expected a number from 0 to 1000",
+};
 
 describe("CWA O-A0001-001", () => {
   const base = { id: "C0A520", time: "2026-03-09T20:00:00+08:00", wgs84: [25.03, 121.53] as [number, number] };
@@ -69,7 +76,7 @@ describe("CWA O-A0001-001", () => {
     expect(feed.skipped).toEqual([
       { position: "records.Station[0]", reason: "no position", detail: "GeoInfo.Coordinates: no WGS84 entry" },
       { position: "records.Station[1]", reason: "not a number", detail: 'AirTemperature: not a number: "abc"' },
-      { position: "records.Station[2]", reason: "invalid observation", detail: expect.stringMatching(/^observation\.temp_c: /) },
+      { position: "records.Station[2]", reason: "invalid observation", detail: "AirTemperature: expected a number from -90 to 70: 150" },
       { position: "records.Station[3]", reason: "bad time", detail: expect.stringContaining("ObsTime.DateTime") },
     ]);
   });
@@ -161,6 +168,22 @@ describe("MOENV aqx_p_432", () => {
       { position: "records[3]", reason: "bad time", detail: expect.stringContaining("publishtime") },
     ]);
   });
+
+  it("names the agency's field and value when the platform's rules refuse a value it read", () => {
+    const feed = readMoenv(
+      moenvBare([
+        { ...site, publishtime: "2026/13/45 25:00:00" },
+        { ...site, siteid: "17", latitude: "125.5" },
+        { ...site, siteid: "18", pm25: "-3" },
+      ]),
+    );
+    expect(feed.items).toEqual([]);
+    expect(feed.skipped).toEqual([
+      { position: "[0]", reason: "bad time", detail: 'publishtime: not a time: "2026/13/45 25:00:00"' },
+      { position: "[1]", reason: "invalid station", detail: `latitude: ${RANGE.latitude}: "125.5"` },
+      { position: "[2]", reason: "invalid observation", detail: `pm2.5: ${RANGE.pm25}: "-3"` },
+    ]);
+  });
 });
 
 describe("api.weather.gov observations", () => {
@@ -236,6 +259,22 @@ describe("api.weather.gov observations", () => {
       { position: "features[1]", reason: "no position", detail: "geometry: expected a Point [longitude, latitude]" },
     ]);
   });
+
+  it("names the agency's field and value when the platform's rules refuse a value it read", () => {
+    const feed = readNws(
+      nwsCollection([
+        { ...obs, timestamp: "2026-02-30T11:53:00+00:00" },
+        { ...obs, relativeHumidity: { unitCode: "wmoUnit:percent", value: 140 } },
+        { ...obs, lonLat: [-122.3139, 95] },
+      ]),
+    );
+    expect(feed.items).toEqual([]);
+    expect(feed.skipped).toEqual([
+      { position: "features[0]", reason: "bad time", detail: 'properties.timestamp: not a time: "2026-02-30T11:53:00+00:00"' },
+      { position: "features[1]", reason: "invalid observation", detail: `relativeHumidity.value: ${RANGE.rh}: 140` },
+      { position: "features[2]", reason: "invalid station", detail: `geometry.coordinates[1]: ${RANGE.latitude}: 95` },
+    ]);
+  });
 });
 
 describe("AirNow current observations", () => {
@@ -286,6 +325,21 @@ describe("AirNow current observations", () => {
   it("skips an unknown time zone", () => {
     const feed = readAirNow(airNowPayload([{ ...rec, localTimeZone: "XYZ" }]), sites.sites);
     expect(feed.skipped.map((s) => s.reason)).toEqual(["bad time"]);
+  });
+
+  it("skips a day that is not one (2026-02-30 is no 2 March), and names a refused value by the agency's field", () => {
+    const feed = readAirNow(
+      airNowPayload([
+        { ...rec, dateObserved: "2026-02-30 " },
+        { ...rec, nowcastAQI: 1500 },
+      ]),
+      sites.sites,
+    );
+    expect(feed.items).toEqual([]);
+    expect(feed.skipped).toEqual([
+      { position: "[0]", reason: "bad time", detail: 'dateObserved: not a date: "2026-02-30 "' },
+      { position: "[1]", reason: "invalid observation", detail: `nowcastAQI: ${RANGE.aqi}: 1500` },
+    ]);
   });
 });
 

@@ -10,10 +10,18 @@
  *
  * While Redis is away each process counts alone, in memory, and remembers
  * what it counted ("unshared" points). When Redis answers again, a key's next
- * request adds those points to the shared counter, so a Redis that comes
- * back (even empty) hands out no fresh budget: over the outage's windows a
- * key can get at most its limit per process, never more after the return.
+ * request adds those points to the shared counter.
+ *
+ * A Redis that comes back empty (restarted without persistence) lost what was
+ * counted in it before, too. Each process also keeps what it added to the
+ * shared counters of the current windows, and Redis holds an epoch key: a
+ * process that reconnects and finds another epoch (or none) adds its own
+ * points again, once. So a restart hands out no fresh budget: the counters
+ * are what the processes counted, give or take the requests of each process
+ * that reach the new Redis before its points do (at most its limit plus one
+ * request per process in the window).
  */
+import { randomUUID } from "node:crypto";
 import { type RateLimiterAbstract, RateLimiterCluster, RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
 import { INT32_MAX } from "../input-limits.js";
 import { type WindowName, WINDOW_MS, windowAt } from "./windows.js";
@@ -60,12 +68,29 @@ export interface RateLimitsOptions {
 // The limiters never refuse by themselves; limits are per key and compared here.
 const UNBOUNDED = INT32_MAX;
 
+/** Names the counters Redis holds now: a Redis without it (or with another) lost those a process added before. */
+const EPOCH_KEY = "uedu-rl-epoch";
+
+/** What the limits use of an ioredis client, beside rate-limiter-flexible. */
+interface EpochClient {
+  status: string;
+  on(event: "ready", listener: () => void): unknown;
+  set(key: string, value: string, nx: "NX"): Promise<unknown>;
+  get(key: string): Promise<string | null>;
+}
+
 export class RateLimits {
   private readonly limiters: Record<WindowName, RateLimiterAbstract>;
   private readonly now: () => number;
   private warned = false;
   /** Points counted in memory while Redis was away, by window and counter, not yet added to Redis. */
   private readonly unshared = new Map<string, number>();
+  /** Points this process added to Redis, by window and counter: what it adds again to a Redis that lost them. */
+  private readonly added = new Map<string, number>();
+  /** The epoch of the Redis this process counted in; undefined before it first reached one. */
+  private epoch: string | undefined;
+  /** The last rejoin, for tests to wait on. */
+  rejoined: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: RateLimitsOptions) {
     this.now = options.now ?? Date.now;
@@ -81,6 +106,38 @@ export class RateLimits {
       });
     };
     this.limiters = { minute: make("minute"), day: make("day") };
+    if (options.redis) {
+      const redis = options.redis as EpochClient;
+      // Taken at the reconnection itself: what was added before it is what an empty Redis lost.
+      const rejoin = () => {
+        this.rejoined = this.rejoin(redis, this.current(this.added));
+      };
+      redis.on("ready", rejoin);
+      if (redis.status === "ready") rejoin();
+    }
+  }
+
+  /**
+   * Learns the epoch of the Redis just reached; when it is not the one this
+   * process counted in (a Redis that lost its data: no epoch, or a new one set
+   * by another process), adds `points` (what this process had added) again.
+   */
+  private async rejoin(redis: EpochClient, points: [string, number][]): Promise<void> {
+    try {
+      await redis.set(EPOCH_KEY, randomUUID(), "NX");
+      const epoch = await redis.get(EPOCH_KEY);
+      if (epoch === null) return;
+      if (this.epoch !== undefined && epoch !== this.epoch) {
+        for (const [id, n] of points) {
+          const [name, counter] = [id.slice(0, id.indexOf(":")) as WindowName, id.slice(id.indexOf(":") + 1)];
+          // Not to the fallback: if Redis is away again, the next reconnection adds them.
+          await this.limiters[name].consume(counter, n, { rejoining: true } satisfies CountOptions);
+        }
+      }
+      this.epoch = epoch;
+    } catch {
+      // Redis went away again: its next "ready" tries again.
+    }
   }
 
   /** Counts one request of key `keyId` (limits: the key's own, else the defaults). */
@@ -139,8 +196,11 @@ export class RateLimits {
     const backlog = this.unshared.get(id) ?? 0;
     const options: CountOptions = { backlog };
     const result = await this.limiters[name].consume(counter, 1 + backlog, options);
-    if (options.viaFallback) this.remember(id, backlog + 1);
-    else this.unshared.delete(id);
+    if (options.viaFallback) this.remember(this.unshared, id, backlog + 1);
+    else {
+      this.unshared.delete(id);
+      this.remember(this.added, id, (this.added.get(id) ?? 0) + 1 + backlog);
+    }
     return result;
   }
 
@@ -150,16 +210,29 @@ export class RateLimits {
     await this.limiters[name].reward(counter, 1, options);
     const id = `${name}:${counter}`;
     const backlog = this.unshared.get(id);
-    if (options.viaFallback && backlog) this.remember(id, backlog - 1);
+    if (options.viaFallback && backlog) this.remember(this.unshared, id, backlog - 1);
+    const added = this.added.get(id);
+    if (!options.viaFallback && added) this.remember(this.added, id, added - 1);
   }
 
-  private remember(id: string, points: number): void {
-    this.unshared.set(id, points);
+  private remember(map: Map<string, number>, id: string, points: number): void {
+    map.set(id, points);
     // Counters of past windows can never be added again: keep the map small.
-    if (this.unshared.size > 10_000) {
-      const current = new Set((["minute", "day"] as const).map((name) => `:${windowAt(name, this.now()).index}`));
-      for (const key of this.unshared.keys()) if (![...current].some((suffix) => key.endsWith(suffix))) this.unshared.delete(key);
+    if (map.size > 10_000) {
+      const current = this.suffixes();
+      for (const key of map.keys()) if (!current.some((suffix) => key.endsWith(suffix))) map.delete(key);
     }
+  }
+
+  /** The endings of the current windows' counters. */
+  private suffixes(): string[] {
+    return (["minute", "day"] as const).map((name) => `:${windowAt(name, this.now()).index}`);
+  }
+
+  /** The entries of `map` for the current windows. */
+  private current(map: Map<string, number>): [string, number][] {
+    const suffixes = this.suffixes();
+    return [...map].filter(([id, n]) => n > 0 && suffixes.some((suffix) => id.endsWith(suffix)));
   }
 
   private fallback(error: unknown): void {
@@ -179,6 +252,8 @@ interface CountOptions extends Record<string, unknown> {
   backlog?: number;
   /** Set when the fallback answered. */
   viaFallback?: boolean;
+  /** Points added again to a Redis that lost them: never counted by the fallback. */
+  rejoining?: boolean;
 }
 
 /** The in-memory limiter Redis falls back to, reporting each fallback. */
@@ -192,6 +267,7 @@ class FallbackLimiter extends RateLimiterMemory {
 
   /** Counts in memory only the new points: the backlog is there already. */
   override consume(key: string | number, points = 1, options: CountOptions = {}) {
+    if (options.rejoining) return Promise.reject(new Error("Redis unavailable"));
     this.onUse(new Error("Redis unavailable"));
     options.viaFallback = true;
     return this.inner.consume(key, points - (options.backlog ?? 0), options);

@@ -54,10 +54,13 @@ export async function connectRedis(url: string, log?: Pick<Logger, "warn" | "inf
     },
   );
   let down = false;
-  redis.on("error", (error: Error) => {
-    if (!down) log?.warn({ err: error.message }, "Redis unreachable: limits fall back to this process");
+  const lost = (reason: string) => {
+    if (!down) log?.warn({ err: reason }, "Redis unreachable: limits fall back to this process");
     down = true;
-  });
+  };
+  redis.on("error", (error: Error) => lost(error.message));
+  // A Redis that shuts down closes the connection without an error; ioredis then reconnects.
+  redis.on("reconnecting", () => lost("connection closed"));
   redis.on("ready", () => {
     if (down) log?.info("Redis reachable again: limits are shared");
     down = false;

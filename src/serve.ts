@@ -132,8 +132,11 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   const stored = new SnapshotStore(db, prisma, { log });
   await stored.follow(db);
   if (db.poolStats) observePool(db.poolStats);
+  // Set by the first SIGTERM or SIGINT (stop, below); from then on /readyz answers 503.
+  let stopping = false;
   const gateway = createGateway({
     db,
+    stopping: () => stopping,
     prisma,
     auth: { keys, limits, onError: (error, call) => log.error({ err: error, requestId: call.requestId }, "API key check failed") },
     limits: { perMinute: config.perMinute, perDay: config.perDay },
@@ -166,7 +169,6 @@ export async function serve(config: Config, log: Logger): Promise<void> {
    * the command socket, Redis and the database (PGlite flushes its directory),
    * and exit 0.
    */
-  let stopping = false;
   async function stop(signal: NodeJS.Signals): Promise<void> {
     // A second signal (an impatient operator, or a process group's and a
     // parent's) must not cut the first one's close short.

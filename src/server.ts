@@ -34,6 +34,8 @@ import { type AccountOptions, useAccount } from "./account/plugin.js";
 export interface GatewayOptions {
   /** The open database (for readiness checks). */
   db: Database;
+  /** Whether the process is shutting down: `/readyz` then answers 503. */
+  stopping?: () => boolean;
   /** The guarded read client every answer is built from. */
   prisma: ReadClient;
   /**
@@ -106,7 +108,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       useSecurityHeaders(),
       useCors({ origins: options.corsOrigins }),
       useMcpOrigins({ origins: options.corsOrigins, loopback: options.loopback }),
-      useHealth({ db: options.db }),
+      useHealth({ db: options.db, ...(options.stopping ? { stopping: options.stopping } : {}) }),
       usePages({ limits }),
       ...(options.account ? [useAccount(options.account)] : []),
       ...(guard ? [guard.plugin] : []),

@@ -11,6 +11,12 @@ export interface HealthOptions {
   timeoutMs?: number;
   /** How long one readiness answer is reused (and a check under way shared). Default 1,000 ms. */
   cacheMs?: number;
+  /**
+   * Whether the process is shutting down (SIGTERM or SIGINT): from then on
+   * readiness answers 503, whatever the database, so that a load balancer
+   * stops sending while the requests in flight are answered.
+   */
+  stopping?: () => boolean;
 }
 
 interface Readiness {
@@ -61,6 +67,7 @@ export function useHealth(options: HealthOptions): Plugin {
       }
       if (url.pathname === "/healthz") return json(200, { status: "ok" });
       if (url.pathname === "/readyz") {
+        if (options.stopping?.()) return json(503, { status: "stopping" }, { "retry-after": "1" });
         const { status, body } = await readiness();
         return json(status, body, status === 503 ? { "retry-after": "1" } : {});
       }

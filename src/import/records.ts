@@ -128,7 +128,7 @@ export class ImportError extends Error {
 
 /** Formats the first problem of a failed parse as `section[i].field: message`. */
 /** A record's first problem: where (`<where>.field`), the field, and what is wrong with it. */
-interface Problem {
+export interface Problem {
   problem: string;
   /** The record's own field, when the problem is one field's. */
   field: string | undefined;

@@ -9,7 +9,7 @@
  * and reported while the rest is kept.
  */
 import type { StationKind, StationSource } from "../generated/prisma/enums.js";
-import { checkRecord, type Stored } from "../import/records.js";
+import { checkRecord, type Problem, type Stored } from "../import/records.js";
 
 /** The observation fields a feed may set; those a source does not report are left as they are stored. */
 export type ObservationField = Exclude<keyof Stored<"observations">, "station_id" | "observed_at">;
@@ -108,7 +108,7 @@ export function checkItem(
   return { ok: true, value: item };
 }
 
-function refused(reason: string, problem: { problem: string; field: string | undefined; message: string }, origin: Origins[keyof Origins]) {
+function refused(reason: string, problem: Problem, origin: Origins[keyof Origins]) {
   if (!origin) return skip(reason, problem.problem);
   if (problem.field === "observed_at") return skip("bad time", `${origin.field}: not a time: ${JSON.stringify(origin.value ?? null)}`);
   return skip(reason, `${origin.field}: ${problem.message}: ${JSON.stringify(origin.value ?? null)}`);

@@ -199,7 +199,7 @@ export class RateLimits {
     if (options.viaFallback) this.remember(this.unshared, id, backlog + 1);
     else {
       this.unshared.delete(id);
-      this.remember(this.added, id, (this.added.get(id) ?? 0) + 1 + backlog);
+      if (this.options.redis) this.remember(this.added, id, (this.added.get(id) ?? 0) + 1 + backlog);
     }
     return result;
   }

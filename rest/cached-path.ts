@@ -28,7 +28,6 @@ import type { ApiKeyGuard, KeyCheck } from "../src/plugins/api-keys.js";
 import { matches, notModifiedHeaders } from "../src/plugins/conditional.js";
 import { answerCorsHeaders, type CorsPolicy, securityHeaders } from "../src/plugins/cors.js";
 import { refusalBody } from "../src/plugins/error-shapes.js";
-import { plainHost } from "../src/request-target.js";
 
 export interface CachedPathOptions {
   /** The v1 operations, whose kept answers are served. */
@@ -109,7 +108,7 @@ export function cachedPath(options: CachedPathOptions): CachedPath {
     const checked = await guard?.check(
       {
         authorization: request.headers.authorization,
-        // The address asked, read as the gateway reads it (the Host is plain: see plainHost).
+        // The address asked, read as the gateway reads it (the server checked the Host is plain: src/request-target.ts).
         origin: () => `${(request.socket as { encrypted?: boolean }).encrypted ? "https" : "http"}://${request.headers.host}`,
         address: request.socket.remoteAddress,
         requestId: served.requestId,
@@ -133,8 +132,9 @@ export function cachedPath(options: CachedPathOptions): CachedPath {
   return (request, response) => {
     const target = request.url;
     if (request.method !== "GET" || !target?.startsWith("/api/v1/")) return false;
-    const host = request.headers.host;
-    if (!host || !plainHost(host)) return false;
+    // The server read the target and Host before offering the request (src/request-target.ts,
+    // createHttpServer): the target is in origin form and the Host, when there is one, a plain host[:port].
+    if (!request.headers.host) return false;
     const started = performance.now();
     const url = new URL(target, "http://gateway");
     const match = api.match(url.pathname);

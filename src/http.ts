@@ -65,7 +65,9 @@ export interface HttpServerOptions {
   /**
    * Offered each request first: `true` if it took the request, whose answer
    * it writes whole and encoded itself (the cached path); `false`, decided at
-   * once, leaves it to the middleware and `handler`.
+   * once, leaves it to the middleware and `handler`. Offered after the
+   * request target and Host were read (src/request-target.ts): the target is
+   * in origin form and the Host, if any, a plain host[:port].
    */
   first?: ((request: IncomingMessage, response: ServerResponse) => boolean) | undefined;
 }

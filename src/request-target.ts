@@ -33,8 +33,7 @@ export function readTarget(target: string, host: string | undefined): ReadTarget
   if (host !== undefined && !plainHost(host)) return bad("malformed Host header: expected host[:port]");
   if (target.startsWith("/")) return { target, host };
   if (target === "*") return { status: 404, refused: "no such path: *" };
-  if (!ABSOLUTE.test(target))
-    return bad("malformed request target: expected a path, like /api/v1/universities, with every non-ASCII character percent-encoded");
+  if (!ABSOLUTE.test(target)) return bad(NOT_A_PATH);
   let url: URL;
   try {
     url = new URL(target);
@@ -51,7 +50,7 @@ export function readTarget(target: string, host: string | undefined): ReadTarget
 const bad = (refused: string): ReadTarget => ({ status: 400, refused });
 
 /** Whether `host` is a plain `host[:port]`, which stays a host when a URL is built from it. */
-export function plainHost(host: string): boolean {
+function plainHost(host: string): boolean {
   if (!PLAIN_HOST.test(host)) return false;
   try {
     // What the layers above will do with it: the host must stay a host.

@@ -38,8 +38,14 @@ function refusal(code: string | undefined): { status: number; message: string } 
 
 /** How long a draining server waits for the first request of a connection it accepted before the signal. */
 const FIRST_REQUEST_GRACE_MS = 1_000;
-/** How long a draining server still accepts the connections already queued for it. */
-const ACCEPT_GRACE_MS = 50;
+/**
+ * How long a draining server with no answer in flight must go without a new
+ * connection before it closes its listener. Node accepts one queued
+ * connection per turn of its event loop, and under load a turn takes tens of
+ * milliseconds: 30 connections queued at the signal took more than a second
+ * to accept, and closing the listener sooner reset them.
+ */
+const QUIET_MS = 100;
 /** Servers being drained: every answer they write closes its connection. */
 const draining = new WeakSet<Server>();
 
@@ -173,30 +179,43 @@ export function createHttpServer(handler: RequestListener, options: HttpServerOp
 }
 
 /**
- * Stops `server` gracefully: it accepts no new connection, keep-alive
- * connections idle after an answer are closed, and each answer in flight is
- * written whole and then closes its connection (`Connection: close`). A
+ * Stops `server` gracefully: keep-alive connections idle after an answer are
+ * closed, and each answer in flight is written whole and then closes its
+ * connection (`Connection: close`). The listener stays open, and what it
+ * accepts is answered the same way, until no answer is in flight and no
+ * connection came for {@link QUIET_MS} (or half of `timeoutMs` passed): the
+ * connections clients opened before the signal wait in the kernel's queue
+ * until Node accepts them, and closing the listener would reset them. A
  * connection accepted whose first request has not been read yet (Node calls
  * it idle too, but its client is waiting for an answer) is answered the same
- * way, with `Connection: close`; one that sends nothing within
- * {@link FIRST_REQUEST_GRACE_MS} is closed. Resolves `true` when the last
- * connection is done, or `false` after `timeoutMs`, having cut the rest.
+ * way; one that sends nothing within {@link FIRST_REQUEST_GRACE_MS} of the
+ * listener's close is closed. Resolves `true` when the last connection is
+ * done, or `false` after `timeoutMs`, having cut the rest.
  */
 export async function drain(server: Server, timeoutMs: number): Promise<boolean> {
+  const started = performance.now();
   draining.add(server);
-  // Connections the clients opened before the signal may still wait in the kernel's queue: accept
-  // them (one more turn of the event loop's poll) before closing the listener, which would reset them.
-  await sleep(ACCEPT_GRACE_MS);
-  // net.Server's close, not http.Server's: the latter also closes every connection Node calls idle,
-  // the accepted ones whose request it has not read yet included.
-  const closed = new Promise<boolean>((resolve) => NetServer.prototype.close.call(server, () => resolve(true)));
-  for (const response of inFlight.get(server) ?? []) if (!response.headersSent) response.setHeader("connection", "close");
+  const answers = inFlight.get(server) ?? new Set();
+  for (const response of answers) if (!response.headersSent) response.setHeader("connection", "close");
   const idle = idleAfterAnswer.get(server);
   for (const socket of idle ?? []) socket.destroy();
   idle?.clear();
+  let accepted = 0;
+  const count = () => accepted++;
+  server.on("connection", count);
+  for (let before = -1; before !== accepted || answers.size > 0; ) {
+    if (performance.now() - started > timeoutMs / 2) break;
+    before = accepted;
+    await sleep(QUIET_MS);
+  }
+  server.off("connection", count);
+  // net.Server's close, not http.Server's: the latter also closes every connection Node calls idle,
+  // the accepted ones whose request it has not read yet included.
+  const closed = new Promise<boolean>((resolve) => NetServer.prototype.close.call(server, () => resolve(true)));
   // Connections that never sent a request: closed after the grace, as Node's own check would.
   setTimeout(() => server.closeIdleConnections(), FIRST_REQUEST_GRACE_MS).unref();
-  const inTime = await Promise.race([closed, sleep(timeoutMs, false, { ref: false })]);
+  const left = Math.max(0, timeoutMs - (performance.now() - started));
+  const inTime = await Promise.race([closed, sleep(left, false, { ref: false })]);
   if (!inTime) server.closeAllConnections();
   return inTime;
 }

@@ -15,7 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { canaryExport } from "../support/canary.js";
 import { freshPostgres } from "../support/databases.js";
+import { startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { freePorts } from "../support/servers.js";
+import { expectDrained, signalUnderLoad } from "../support/signal-under-load.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const run = promisify(execFile);
@@ -112,6 +114,43 @@ describe("npm run build", () => {
       await db.close();
     }
   }, 90_000);
+
+  // The same shutdown as test/operations/shutdown.test.ts's under `npm start`, with the signal to the process itself.
+  it.each([1, 2])(
+    "drains on SIGTERM under load from dist/ with WEB_CONCURRENCY=%i: 30 requests in flight answered whole, exit 0",
+    async (workers) => {
+      const db = await freshPostgres();
+      try {
+        const key = (await new KeyStore(db).create({ name: "drained", owner: "test" })).key;
+        const gateway = await startGateway(
+          `dist, ${workers}`,
+          {
+            DATABASE_URL: db.url,
+            WEB_CONCURRENCY: String(workers),
+            LOG_LEVEL: "info",
+            SHUTDOWN_TIMEOUT_MS: "10000",
+            RATE_LIMIT_PER_MINUTE: "100000",
+            RESPONSE_CACHE_MS: "0",
+          },
+          { command: [process.execPath, join(ROOT, "dist", "src", "main.js")] },
+        );
+        await waitReady(gateway, 180_000);
+        const outcome = await signalUnderLoad({
+          port: Number(new URL(gateway.base).port),
+          key,
+          signal: () => process.kill(gateway.child.pid!, "SIGTERM"),
+          exited: gateway.exited,
+          output: gateway.output,
+          stoppers: workers,
+        });
+        expectDrained(outcome, 10_000, gateway.output());
+      } finally {
+        await stopAllGateways();
+        await db.close();
+      }
+    },
+    240_000,
+  );
 
   it.each(Object.entries(packageJson.bin))("bin %s runs from another directory", async (name, file) => {
     const { stdout } = await run(join(ROOT, file), ["--help"], { cwd: elsewhere, timeout: 30_000 });

@@ -41,10 +41,16 @@ export interface Answer {
 
 const running: GatewayProcess[] = [];
 
-/** Starts `src/main.ts` with `env` (on `port`, or a free one); `LOG_LEVEL` is silent unless given. */
-export async function startGateway(name: string, env: Record<string, string>, port?: number): Promise<GatewayProcess> {
-  const listen = port ?? (await freePorts(1))[0]!;
-  const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), "src/main.ts"], {
+export interface StartOptions {
+  /** The program and its arguments, run in the repository (default: `src/main.ts` under Node with tsx). */
+  command?: readonly [string, ...string[]];
+}
+
+/** Starts `src/main.ts` (or `command`) with `env`, on a free port; `LOG_LEVEL` is silent unless given. */
+export async function startGateway(name: string, env: Record<string, string>, options: StartOptions = {}): Promise<GatewayProcess> {
+  const listen = (await freePorts(1))[0]!;
+  const [program, ...args] = options.command ?? [...NODE_TSX, "src/main.ts"];
+  const child = spawn(program, args, {
     cwd: ROOT,
     env: { ...process.env, HOST: "127.0.0.1", PORT: String(listen), LOG_LEVEL: "silent", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,0 +1,66 @@
+/**
+ * A shutdown under load, as operators cause it: `npm start` (alone, and with
+ * WEB_CONCURRENCY=2) receives SIGTERM, either its whole process group (a
+ * terminal's Ctrl-C, a supervisor) or npm alone (a container's PID 1), 30 ms
+ * after 30 slow requests were sent on connections of their own. Every one of
+ * them is answered whole, `/readyz` answers 503 from the signal on, and npm
+ * exits 0 well within SHUTDOWN_TIMEOUT_MS. (`node dist/src/main.js`: in
+ * test/operations/build.test.ts, which builds dist/.)
+ *
+ * Before the drain kept its listener open until the accept queue was empty,
+ * up to 24 of the 30 were reset: Node accepts one queued connection per turn
+ * of its event loop, and the listener was closed 50 ms after the signal.
+ */
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { KeyStore } from "../../src/keys/store.js";
+import { freshPostgres } from "../support/databases.js";
+import { startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
+import { expectDrained, type SignalOptions, signalUnderLoad } from "../support/signal-under-load.js";
+
+let db: Awaited<ReturnType<typeof freshPostgres>>;
+let key: string;
+
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+beforeAll(async () => {
+  db = await freshPostgres();
+  key = (await new KeyStore(db).create({ name: "shutdown", owner: "test" })).key;
+}, 60_000);
+
+afterAll(async () => {
+  await stopAllGateways();
+  await db?.close();
+});
+
+describe.each([
+  { workers: 1, target: "its process group" },
+  { workers: 2, target: "npm alone" },
+])("npm start with WEB_CONCURRENCY=$workers, SIGTERM to $target", ({ workers, target }) => {
+  it("answers all 30 requests in flight whole, answers /readyz 503, and exits 0", async () => {
+    const gateway = await startGateway(
+      `npm start, ${workers}`,
+      {
+        DATABASE_URL: db.url,
+        WEB_CONCURRENCY: String(workers),
+        LOG_LEVEL: "info",
+        SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+        RATE_LIMIT_PER_MINUTE: "100000",
+        // Every request executes: requests must still be running at the signal.
+        RESPONSE_CACHE_MS: "0",
+      },
+      { command: ["npm", "start"] },
+    );
+    await waitReady(gateway, 180_000);
+    const pid = gateway.child.pid!;
+    const options: SignalOptions = {
+      port: Number(new URL(gateway.base).port),
+      key,
+      signal: () => process.kill(target === "npm alone" ? pid : -pid, "SIGTERM"),
+      exited: gateway.exited,
+      output: gateway.output,
+      stoppers: workers,
+    };
+    const outcome = await signalUnderLoad(options);
+    expectDrained(outcome, SHUTDOWN_TIMEOUT_MS, gateway.output());
+  }, 240_000);
+});

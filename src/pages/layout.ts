@@ -20,8 +20,8 @@ const STYLE = `
   * { box-sizing: border-box; }
   body { margin: 0; font: 15px/1.55 system-ui, -apple-system, "Segoe UI", "Noto Sans CJK TC", "Noto Sans", sans-serif; color: var(--ink); }
   a { color: var(--brand); }
-  code, pre { font: 13px/1.45 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
-  pre { background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; overflow-x: auto; margin: 0; }
+  main code, main pre { font: 13px/1.45 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
+  main pre { background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; overflow-x: auto; margin: 0; }
   .keybar { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; padding: 8px 16px; background: var(--brand); color: #fff; }
   .keybar a { color: #fff; font-weight: 600; text-decoration: none; margin-right: 8px; }
   .keybar input { flex: 1 1 18em; max-width: 32em; padding: 5px 8px; border: 0; border-radius: 4px; font: inherit; }
@@ -35,6 +35,7 @@ const STYLE = `
  * (GraphiQL's schema) loads again with it.
  */
 const KEY_BAR = `
+<header>
 <form class="keybar" id="keybar" autocomplete="off">
   <a href="/">Public Data API</a>
   <label for="api-key">API key</label>
@@ -43,6 +44,7 @@ const KEY_BAR = `
   <button type="button" id="forget-key">Forget</button>
   <span class="state" id="key-state"></span>
 </form>
+</header>
 <script>
 (() => {
   const STORAGE = ${scriptJson(KEY_STORAGE)};

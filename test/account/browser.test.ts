@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seriousViolations } from "../support/axe.js";
 import { chromiumPresent, launchChromium, SCREENSHOTS } from "../support/chromium.js";
 import { cli } from "../support/cli.js";
 import { type GatewayProcess, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
@@ -67,9 +68,11 @@ describe.skipIf(!present)("My API Keys in a browser, on a fresh npm start", () =
     // 1. Sign in.
     await page.goto(link!);
     expect(await page.textContent("h1")).toBe("Sign in to My API Keys");
+    expect(await seriousViolations(page), "axe-core on the sign-in page").toEqual([]);
     await Promise.all([page.waitForURL(`${gateway.base}/account/keys`), page.click("#use-link")]);
     expect(await page.textContent(".who")).toContain("Signed in as alice");
     expect(await page.textContent("#no-keys")).toBe("You have no keys yet.");
+    expect(await seriousViolations(page), "axe-core on My API Keys").toEqual([]);
     const cookies = await context.cookies();
     const session = cookies.find((c) => c.name === "uedu_session")!;
     expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/account", secure: false });
@@ -92,6 +95,7 @@ describe.skipIf(!present)("My API Keys in a browser, on a fresh npm start", () =
     expect(await page.content()).not.toContain(key); // shown once only
     const row = page.locator(`tr[data-prefix="${key.slice(0, 13)}"]`);
     expect(await row.locator("td.status").textContent()).toBe("active");
+    expect(await seriousViolations(page), "axe-core on My API Keys with a key").toEqual([]);
     expect(await row.locator("td.today").textContent()).toBe("1 of 10,000");
 
     // 4. Revoke it, after the confirmation.

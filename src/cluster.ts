@@ -57,7 +57,9 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
     const since = started.get(worker) ?? 0;
     started.delete(worker);
     if (stopping) {
-      codes.push(code);
+      // A worker still starting when the signal came ends by it (its handler is set just before it
+      // listens): it had nothing in flight, so that is a clean stop too.
+      codes.push(code === null && (signal === "SIGTERM" || signal === "SIGINT") && !listening.has(worker) ? 0 : code);
       if (started.size === 0) process.exit(codes.every((c) => c === 0) ? 0 : 1);
       return;
     }

@@ -11,7 +11,8 @@
  * up to 24 of the 30 were reset: Node accepts one queued connection per turn
  * of its event loop, and the listener was closed 50 ms after the signal.
  */
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { freshPostgres } from "../support/databases.js";
 import { startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
@@ -63,4 +64,28 @@ describe.each([
     const outcome = await signalUnderLoad(options);
     expectDrained(outcome, SHUTDOWN_TIMEOUT_MS, gateway.output());
   }, 240_000);
+});
+
+describe("WEB_CONCURRENCY=2, SIGTERM while its workers are still starting", () => {
+  it("the primary exits 0: a worker ended by the signal before it listened had nothing in flight", async () => {
+    const gateway = await startGateway("starting workers", { DATABASE_URL: db.url, WEB_CONCURRENCY: "2", LOG_LEVEL: "info" });
+    const pid = gateway.child.pid!;
+    /** The primary's worker processes (tsx's esbuild is a child too). */
+    const children = () => {
+      try {
+        const pids = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
+        return pids.filter((child) => readFileSync(`/proc/${child}/cmdline`, "utf8").includes("src/main.ts"));
+      } catch {
+        return [];
+      }
+    };
+    // Forked, and loading their modules (seconds under tsx): neither listens yet.
+    while (children().length < 2) {
+      if (!gateway.alive) throw new Error(gateway.output());
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    process.kill(pid, "SIGTERM");
+    expect(await gateway.exited, gateway.output()).toBe(0);
+    expect(gateway.output()).not.toMatch(/Workers: +2/);
+  }, 120_000);
 });

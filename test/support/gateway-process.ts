@@ -24,6 +24,8 @@ export interface GatewayProcess {
   base: string;
   /** Standard output and error so far. */
   output(): string;
+  /** Its WEB_CONCURRENCY (1 when unset). */
+  workers: number;
   /** Whether the process is still running. */
   readonly alive: boolean;
   /** Resolves with the exit code when the process ends. */
@@ -64,6 +66,7 @@ export async function startGateway(name: string, env: Record<string, string>, op
     name,
     child,
     base: `http://127.0.0.1:${listen}`,
+    workers: Number(env.WEB_CONCURRENCY ?? 1),
     output: () => output,
     get alive() {
       return child.exitCode === null && child.signalCode === null;
@@ -74,19 +77,27 @@ export async function startGateway(name: string, env: Record<string, string>, op
   return gateway;
 }
 
-/** Waits until `/readyz` answers 200; fails early, with its output, if the process ends. */
+/**
+ * Waits until `/readyz` answers 200 and, with WEB_CONCURRENCY above 1, every
+ * worker listens (the primary's "Workers:" line: one worker's 200 says
+ * nothing of the others); fails early, with its output, if the process ends.
+ */
 export async function waitReady(gateway: GatewayProcess, within = 90_000): Promise<void> {
   const deadline = Date.now() + within;
+  let ready = false;
   while (Date.now() < deadline) {
     if (!gateway.alive) throw new Error(`${gateway.name} exited before it was ready:\n${gateway.output()}`);
-    try {
-      const response = await fetch(`${gateway.base}/readyz`, { signal: AbortSignal.timeout(2_000) });
-      await response.arrayBuffer();
-      if (response.status === 200) return;
-    } catch {
-      // not listening yet
+    if (!ready) {
+      try {
+        const response = await fetch(`${gateway.base}/readyz`, { signal: AbortSignal.timeout(2_000) });
+        await response.arrayBuffer();
+        ready = response.status === 200;
+      } catch {
+        // not listening yet
+      }
     }
-    await sleep(200);
+    if (ready && (gateway.workers <= 1 || /^Workers: +\d+$/m.test(gateway.output()))) return;
+    await sleep(ready ? 50 : 200);
   }
   throw new Error(`${gateway.name} not ready within ${within} ms:\n${gateway.output()}`);
 }

@@ -114,9 +114,9 @@ describe("npm run import", () => {
       "closing",
       "done",
     ]);
-    // Never more than 2 s without a line (5 s is the promise), whatever the phase.
+    // A line every 2 s whatever the phase, each at most 2 s late on a busy machine (5 s is the promise).
     const gaps = lines.slice(1).map((l, i) => l.receivedMs - lines[i]!.receivedMs);
-    expect(Math.max(...gaps)).toBeLessThan(3_000);
+    expect(Math.max(...gaps)).toBeLessThan(4_000);
     const validating = lines.filter((l) => l.phase === "validating");
     expect(validating.every((l) => l.total === size && l.unit === "bytes")).toBe(true);
     expect(validating.some((l) => l.done > 0 && l.done < size && l.rate_per_s! > 0 && l.eta_s !== null)).toBe(true);

@@ -37,7 +37,9 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
   let stopping = false;
   const started = new Map<Worker, number>();
   const listening = new Set<Worker>();
-  const fork = () => started.set(cluster.fork(), Date.now());
+  const fork = () => {
+    if (!stopping) started.set(cluster.fork(), Date.now());
+  };
 
   cluster.on("message", (worker, message: MetricsRequest) => {
     if (message?.type !== CLUSTER_METRICS) return;
@@ -67,7 +69,6 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
     log.error({ pid: worker.process.pid, code, signal }, "a worker ended; starting another");
     setTimeout(fork, Date.now() - since < STEADY_MS ? 1_000 : 0);
   });
-  for (let i = 0; i < config.webConcurrency; i++) fork();
 
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -77,5 +78,8 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
     for (const worker of started.keys()) worker.process.kill("SIGTERM");
     if (started.size === 0) process.exit(0);
   };
+  // Before the first fork: a signal that comes while the workers start must reach them through
+  // stop, not end this process by its default action and leave them to notice.
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => stop(signal));
+  for (let i = 0; i < config.webConcurrency; i++) fork();
 }

@@ -9,7 +9,7 @@
  * it ended: exit, crash, Ctrl-C or SIGKILL. The reaper then kills every server
  * still watched, deletes its directory, and exits.
  */
-import { rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 
 /** @type {Map<string, { pid: number; dir: string }>} */
 const watched = new Map();
@@ -47,8 +47,46 @@ function signal(pid, name) {
   }
 }
 
+/** Sends a signal to each of `pids`, ignoring those already gone. */
+function each(pids, name) {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // gone
+    }
+  }
+}
+
 process.stdin.on("close", reap);
 process.stdin.on("end", reap);
+
+/**
+ * `root` and its descendants. PostgreSQL's backends each call setsid(), so
+ * signalling the postmaster's group leaves them to notice its death by
+ * themselves, still holding files in the directory meanwhile.
+ */
+function tree(root) {
+  const parents = new Map();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // pid (comm) state ppid ...; comm may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found = [root];
+  for (let i = 0; i < found.length; i++) {
+    for (const [pid, parent] of parents) if (parent === found[i]) found.push(pid);
+  }
+  return found;
+}
+
+/** How long the reaper keeps trying to delete a directory that processes still write into. */
+const DELETE_WITHIN_MS = 10_000;
 
 let reaping = false;
 function reap() {
@@ -56,18 +94,24 @@ function reap() {
   reaping = true;
   for (const { pid } of watched.values()) {
     if (!pid) continue; // stopped already; only its directory is left
+    const pids = existsSync("/proc") ? tree(pid) : [pid];
     signal(pid, "SIGCONT"); // a frozen server cannot die
+    each(pids, "SIGCONT");
     signal(pid, "SIGKILL");
+    each(pids, "SIGKILL");
   }
-  // Give the kernel a moment to release the files, then delete.
-  setTimeout(() => {
+  // Delete once the kernel has released the files, trying again while anything is left.
+  const deadline = Date.now() + DELETE_WITHIN_MS;
+  const sweep = () => {
     for (const { dir } of watched.values()) {
       try {
         rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
       } catch {
-        // nothing more can be done
+        // tried again below
       }
     }
-    process.exit(0);
-  }, 200);
+    if ([...watched.values()].some(({ dir }) => existsSync(dir)) && Date.now() < deadline) setTimeout(sweep, 100);
+    else process.exit(0);
+  };
+  setTimeout(sweep, 100);
 }

@@ -174,7 +174,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     // parent's) must not cut the first one's close short.
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, "stopping: no new connections; waiting for the requests in flight");
+    log.info({ signal }, "stopping: answering the requests in flight and those queued, then closing");
     // Past the wait and as long again for closing, the process ends anyway.
     setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 10_000).unref();
     if (!(await drain(server, config.shutdownTimeoutMs))) {

@@ -5,7 +5,7 @@
  * connection opened before the signal asks `/readyz` once the gateway has
  * logged that it is stopping, and a few clients connect after the signal.
  *
- * The gateway must log at `info` (its "stopping" line is awaited).
+ * The gateway must log at `info` (each serving process's "stopping" line is awaited).
  */
 import { connect, type Socket } from "node:net";
 import { expect } from "vitest";
@@ -44,7 +44,7 @@ export interface SignalOptions {
   exited: Promise<number | null>;
   /** The process's output so far. */
   output: () => string;
-  /** How many processes log "stopping" (the workers of WEB_CONCURRENCY). */
+  /** How many serving processes log that they stop (the workers of WEB_CONCURRENCY; the primary's own line is not one). */
   stoppers: number;
   count?: number;
   afterMs?: number;
@@ -111,7 +111,7 @@ export async function signalUnderLoad(options: SignalOptions): Promise<SignalOut
     options
       .output()
       .split("\n")
-      .filter((line) => line.includes('"msg":"stopping:')).length;
+      .filter((line) => line.includes('"msg":"stopping: answering')).length;
   while (stopping() < options.stoppers && performance.now() - signalled < 10_000) await sleep(5);
   asker.write("GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
 

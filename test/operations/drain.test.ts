@@ -6,10 +6,9 @@
  * 30 queued connections were reset.
  */
 import type { Server } from "node:http";
-import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpServer, drain } from "../../src/http.js";
-import { parseResponse } from "../support/socket.js";
+import { ending, opened } from "../support/signal-under-load.js";
 
 let server: Server | undefined;
 afterEach(() => {
@@ -26,28 +25,6 @@ async function listening(handler: Parameters<typeof createHttpServer>[0]): Promi
   server = createHttpServer(handler);
   await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
   return (server.address() as { port: number }).port;
-}
-
-function opened(port: number): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1", () => resolve(socket));
-    socket.once("error", reject);
-  });
-}
-
-/** What `socket` receives until it closes: an answer, or the error that ended it. */
-function ending(socket: Socket): Promise<{ status?: number; connection?: string; body?: string; error?: string }> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let error: string | undefined;
-    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-    socket.on("error", (e: NodeJS.ErrnoException) => (error = e.code));
-    socket.on("close", () => {
-      if (error || chunks.length === 0) return resolve({ error: error ?? "closed without an answer" });
-      const answer = parseResponse(Buffer.concat(chunks));
-      resolve({ status: answer.status, connection: answer.headers.connection, body: answer.body });
-    });
-  });
 }
 
 describe("drain", () => {
@@ -67,10 +44,10 @@ describe("drain", () => {
     const drained = drain(server!, 10_000);
     const answers = await Promise.all(endings);
     expect(await drained).toBe(true);
-    expect(answers.map((a) => a.error ?? a.status)).toEqual(answers.map(() => 200));
-    expect(answers.map((a) => a.body)).toEqual(answers.map((_, i) => `answered /${i}`));
+    expect(answers.map((a) => a.error ?? a.answer?.status)).toEqual(answers.map(() => 200));
+    expect(answers.map((a) => a.answer?.body)).toEqual(answers.map((_, i) => `answered /${i}`));
     // Each answer written during the drain closed its connection.
-    expect(answers.filter((a) => a.connection === "close").length).toBeGreaterThan(20);
+    expect(answers.filter((a) => a.answer?.headers.connection === "close").length).toBeGreaterThan(20);
     expect(server!.listening).toBe(false);
     await expect(opened(port)).rejects.toMatchObject({ code: "ECONNREFUSED" });
   });

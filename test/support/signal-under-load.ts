@@ -52,7 +52,8 @@ export interface SignalOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function opened(port: number): Promise<Socket> {
+/** A connection to `port` on loopback, once it is open. */
+export function opened(port: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1", () => resolve(socket));
     socket.once("error", reject);
@@ -60,7 +61,7 @@ function opened(port: number): Promise<Socket> {
 }
 
 /** Everything `socket` receives until it closes, read as one answer. */
-function ending(socket: Socket): Promise<Ending> {
+export function ending(socket: Socket): Promise<Ending> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let error: string | undefined;

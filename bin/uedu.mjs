@@ -16,6 +16,7 @@ const ENTRIES = {
   "db:migrate": "cli/migrate",
   "db:backup": "cli/backup",
   "db:restore": "cli/restore",
+  "db:carry-over": "cli/carry-over",
   "mcp:stdio": "mcp/stdio",
 };
 const USAGE = `usage: uedu <command> [arguments]   (uedu <command> --help for its own usage)

@@ -1,8 +1,13 @@
 /**
- * WEB_CONCURRENCY=N (PostgreSQL only): this process becomes the primary of N
- * workers (node:cluster) that share the port, each a whole gateway
- * (src/serve.ts). The primary prepares the database once (migrations, demo
- * data) before any worker starts, and holds what must be one across them:
+ * WEB_CONCURRENCY=N: this process becomes the primary of N workers
+ * (node:cluster) that share the port, each a whole gateway (src/serve.ts).
+ * The primary prepares the database once (migrations, demo data and, on an
+ * empty embedded one, the development key) before any worker starts, and
+ * holds what must be one across them:
+ *
+ * - the embedded PostgreSQL, when DATABASE_URL is unset: the primary uses it
+ *   from before the first worker to after the last, so a worker that dies
+ *   does not take it down, and the primary stops it at the end;
  *
  * - the rate-limit counters without Redis (rate-limiter-flexible's cluster
  *   master; workers count through it, so a key's limits stay exact);
@@ -18,20 +23,34 @@ import type { Logger } from "pino";
 import { AggregatorRegistry } from "prom-client";
 import { RateLimiterClusterMaster } from "rate-limiter-flexible";
 import type { Config } from "./config.js";
-import { openDatabase } from "./db/driver.js";
 import { CLUSTER_METRICS, type MetricsRequest } from "./observe/metrics.js";
-import { announce, prepare } from "./serve.js";
+import { announce, developmentKey, openForGateway, prepare, printDevelopmentKey } from "./serve.js";
 
 /** A worker that dies sooner than this after its start waits before it is replaced (no crash loop at full speed). */
 const STEADY_MS = 5_000;
 
 export async function runPrimary(config: Config, log: Logger): Promise<void> {
-  const db = await openDatabase({ ...config });
-  try {
-    await prepare(db, log);
-  } finally {
-    await db.close();
+  const db = await openForGateway(config, log);
+  if (db.kind === "pglite") {
+    process.stderr.write(
+      `npm start: WEB_CONCURRENCY above 1 needs PostgreSQL, and ${config.dataDir} holds a PGlite database, which one process alone can open: carry it over first (see the README)\n`,
+    );
+    process.exit(2);
   }
+  let newKey: string | undefined;
+  try {
+    if (await prepare(db, log)) newKey = await developmentKey(db);
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+  /** Ends the primary once every worker has: its database last (the embedded server stops with it). */
+  const exit = (code: number) => {
+    void db.close().then(
+      () => process.exit(code),
+      () => process.exit(code),
+    );
+  };
   new RateLimiterClusterMaster();
   const metrics = new AggregatorRegistry();
   let stopping = false;
@@ -53,6 +72,8 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
     if (listening.size !== config.webConcurrency) return;
     announce(config);
     console.log(`Workers:   ${config.webConcurrency}`);
+    if (newKey) printDevelopmentKey(config, newKey);
+    newKey = undefined;
   });
   const codes: (number | null)[] = [];
   cluster.on("exit", (worker, code, signal) => {
@@ -62,7 +83,7 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
       // A worker still starting when the signal came ends by it (its handler is set just before it
       // listens): it had nothing in flight, so that is a clean stop too.
       codes.push(code === null && (signal === "SIGTERM" || signal === "SIGINT") && !listening.has(worker) ? 0 : code);
-      if (started.size === 0) process.exit(codes.every((c) => c === 0) ? 0 : 1);
+      if (started.size === 0) exit(codes.every((c) => c === 0) ? 0 : 1);
       return;
     }
     listening.delete(worker);
@@ -76,7 +97,7 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
     log.info({ signal, workers: started.size }, "stopping: every worker drains its requests in flight");
     setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 15_000).unref();
     for (const worker of started.keys()) worker.process.kill("SIGTERM");
-    if (started.size === 0) process.exit(0);
+    if (started.size === 0) exit(0);
   };
   // Before the first fork: a signal that comes while the workers start must reach them through
   // stop, not end this process by its default action and leave them to notice.

@@ -101,7 +101,7 @@ export interface Config {
   port: number;
   /** Address the HTTP server binds to. */
   host: string;
-  /** PostgreSQL connection string; unset means the embedded PGlite database. */
+  /** PostgreSQL connection string; unset means the embedded PostgreSQL in `dataDir`. */
   databaseUrl: string | undefined;
   /** Directory of the embedded database (used only without `databaseUrl`). */
   dataDir: string;
@@ -119,7 +119,7 @@ export interface Config {
   queryMaxCost: number;
   /** The longest an answer is kept in memory (src/cache/answers.ts; sooner gone when its data or the clock moves it); 0: no cache. */
   responseCacheMs: number;
-  /** Worker processes sharing the port (src/cluster.ts); above 1 only with `databaseUrl`. */
+  /** Worker processes sharing the port (src/cluster.ts). */
   webConcurrency: number;
   /** How far V8 may grow the heap past what was live before its next full collection, in percent (src/observe/heap.ts); 0: V8's own rule. */
   heapGrowthPercent: number;
@@ -165,11 +165,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${names.map((name) => `${name} must be ${VARIABLES[name].allowed}`).join("; ")}`);
   }
   const c = parsed.data;
-  if (c.WEB_CONCURRENCY > 1 && !c.DATABASE_URL) {
-    throw new ConfigError(
-      "invalid configuration: WEB_CONCURRENCY above 1 needs DATABASE_URL (the embedded database belongs to one process)",
-    );
-  }
   if ((c.OIDC_ISSUER === undefined) !== (c.OIDC_CLIENT_ID === undefined) || (c.OIDC_CLIENT_SECRET && !c.OIDC_ISSUER)) {
     throw new ConfigError("invalid configuration: OIDC_ISSUER and OIDC_CLIENT_ID go together (OIDC_CLIENT_SECRET only with them)");
   }

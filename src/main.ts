@@ -1,5 +1,5 @@
 /**
- * `npm start`: the gateway. With WEB_CONCURRENCY above 1 (PostgreSQL only),
+ * `npm start`: the gateway. With WEB_CONCURRENCY above 1,
  * this process becomes the primary of that many workers (src/cluster.ts),
  * each of which runs this file again and serves; otherwise it serves itself
  * (src/serve.ts).
@@ -16,10 +16,10 @@ commandLine({
   usage: `usage: npm start
 
 Serves the gateway: /graphql, /api/v1, /mcp, /metrics. It opens the database
-(embedded PGlite in DATA_DIR unless DATABASE_URL is set), applies pending
-migrations and, into an empty database, imports the demo data. With
-WEB_CONCURRENCY=N (PostgreSQL only) N worker processes share the port. It is
-configured by environment variables only; the README lists them.`,
+(a PostgreSQL server of its own in DATA_DIR unless DATABASE_URL is set),
+applies pending migrations and, into an empty database, imports the demo data.
+With WEB_CONCURRENCY=N, N worker processes share the port. It is configured by
+environment variables only; the README lists them.`,
   options: {},
 });
 

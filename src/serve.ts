@@ -1,8 +1,8 @@
 /**
- * One gateway process: open the database (embedded PGlite unless DATABASE_URL is set),
- * apply pending migrations, import the demo data into an empty database (and,
- * on the embedded one, create a development key and print it once), then
- * serve the gateway. `npm start` (src/main.ts) runs it, alone or as each
+ * One gateway process: open the database (the embedded PostgreSQL in DATA_DIR
+ * unless DATABASE_URL is set), apply pending migrations, import the demo data
+ * into an empty database (and, on the embedded one, create a development key
+ * and print it once), then serve the gateway. `npm start` (src/main.ts) runs it, alone or as each
  * worker of WEB_CONCURRENCY (src/cluster.ts).
  */
 import cluster from "node:cluster";
@@ -18,6 +18,7 @@ import type { Config } from "./config.js";
 import { createReadClient } from "./db/client.js";
 import { SnapshotStore } from "./environment/stored.js";
 import { type Database, DataDirError, openDatabase } from "./db/driver.js";
+import { EmbeddedServerError, isPGliteDir } from "./db/embedded.js";
 import { migrate } from "./db/migrate.js";
 import { claim, ownedMessage } from "./db/owner.js";
 import { demoExportChunks } from "./demo/index.js";
@@ -62,13 +63,42 @@ export async function prepare(db: Database, log: Logger): Promise<boolean> {
   return true;
 }
 
+/**
+ * Opens the configured database for a gateway process; a DATA_DIR that cannot
+ * be used is told in one line on standard error, and the process exits 1.
+ */
+export function openForGateway(config: Config, log: Logger): Promise<Database> {
+  return openDatabase({
+    ...config,
+    role: cluster.isWorker ? "gateway worker" : "gateway",
+    onConnectionError: (error) => log.warn({ err: String(error) }, "database connection lost; the pool replaces it"),
+    onServerEvent: ({ message, error }) => (error ? log.error({ err: error }, message) : log.warn(message)),
+  }).catch((error: unknown) => {
+    if (!(error instanceof DataDirError || error instanceof EmbeddedServerError)) throw error;
+    process.stderr.write(`npm start: ${error.message}\n`);
+    process.exit(1);
+  });
+}
+
+/** On the embedded database, a key for the developer who just started it on an empty DATA_DIR. */
+export async function developmentKey(db: Database): Promise<string | undefined> {
+  if (db.kind === "postgres") return undefined;
+  return (await new KeyStore(db).create({ name: "development", owner: "npm start" })).key;
+}
+
+/** Prints the development key, once, with a request that uses it. */
+export function printDevelopmentKey(config: Config, key: string): void {
+  console.log(`\nA development key was created. It is shown this once; keep it:\n\n  ${key}\n`);
+  console.log(`  curl -H "Authorization: Bearer ${key}" ${baseUrl(config)}/api/v1/universities\n`);
+}
+
 /** Serves until SIGTERM or SIGINT (then the process exits). */
 export async function serve(config: Config, log: Logger): Promise<void> {
   setHeapGrowth(config.heapGrowthPercent);
-  // The embedded database has one owner (src/db/owner.ts): this gateway, which
-  // also runs the database commands sent to its socket while it serves.
+  // A DATA_DIR still written by PGlite has one owner (src/db/owner.ts): this
+  // gateway, which also runs the database commands sent to its socket while it serves.
   let socketPath: string | undefined;
-  if (!config.databaseUrl) {
+  if (!config.databaseUrl && isPGliteDir(config.dataDir)) {
     mkdirSync(config.dataDir, { recursive: true });
     socketPath = commandSocketPath(config.dataDir);
     const claimed = claim(config.dataDir, "gateway", socketPath);
@@ -77,25 +107,20 @@ export async function serve(config: Config, log: Logger): Promise<void> {
       process.exit(2);
     }
     process.once("exit", () => claimed.release());
+    log.warn(
+      { dataDir: config.dataDir },
+      "DATA_DIR holds a PGlite database (the previous embedded engine), served as before; stop the gateway and run npm run db:carry-over to carry it into the embedded PostgreSQL",
+    );
   }
-  const open = () =>
-    openDatabase({
-      ...config,
-      onConnectionError: (error) => log.warn({ err: String(error) }, "database connection lost; the pool replaces it"),
-    }).catch((error: unknown) => {
-      if (!(error instanceof DataDirError)) throw error;
-      process.stderr.write(`npm start: ${error.message}\n`);
-      process.exit(1);
-    });
-  let db = await open();
-  const base = baseUrl(config);
-  let developmentKey: string | undefined;
+  let db = await openForGateway(config, log);
+  // With WEB_CONCURRENCY, the primary has prepared the database (and printed the key) before forking.
+  let newKey: string | undefined;
   if (await prepare(db, log)) {
-    if (!config.databaseUrl) {
-      developmentKey = (await new KeyStore(db).create({ name: "development", owner: "npm start" })).key;
+    newKey = await developmentKey(db);
+    if (db.kind === "pglite") {
       // PGlite's WebAssembly heap grew for the import and never shrinks: serve from a fresh one (about 0.5 GB less).
       await db.close();
-      db = await open();
+      db = await openForGateway(config, log);
     }
   }
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
@@ -157,10 +182,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     // Workers of WEB_CONCURRENCY: the primary says where the gateway is, once.
     if (cluster.isWorker) return;
     announce(config);
-    if (developmentKey) {
-      console.log(`\nA development key was created. It is shown this once; keep it:\n\n  ${developmentKey}\n`);
-      console.log(`  curl -H "Authorization: Bearer ${developmentKey}" ${base}/api/v1/universities\n`);
-    }
+    if (newKey) printDevelopmentKey(config, newKey);
   });
 
   /**

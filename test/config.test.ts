@@ -5,11 +5,12 @@
  * opens or creates anything. The README's table lists every variable.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, VARIABLES } from "../src/config.js";
+import { tempDir } from "./support/temp.js";
 
 const ROOT = join(import.meta.dirname, "..");
 
@@ -65,10 +66,8 @@ describe("loadConfig", () => {
     expect((error as Error).message).not.toContain(value);
   });
 
-  it("refuses WEB_CONCURRENCY above 1 on the embedded database, which belongs to one process", () => {
-    expect(() => loadConfig({ WEB_CONCURRENCY: "2" })).toThrow(
-      /^invalid configuration: WEB_CONCURRENCY above 1 needs DATABASE_URL \(the embedded database belongs to one process\)$/,
-    );
+  it("takes WEB_CONCURRENCY on the embedded PostgreSQL as on a server of one's own", () => {
+    expect(loadConfig({ WEB_CONCURRENCY: "2" }).webConcurrency).toBe(2);
     expect(loadConfig({ WEB_CONCURRENCY: "2", DATABASE_URL: "postgresql://u@db/x" }).webConcurrency).toBe(2);
     expect(loadConfig({}).webConcurrency).toBe(1);
   });
@@ -85,7 +84,7 @@ describe("loadConfig", () => {
 });
 
 describe("npm start with a bad configuration", () => {
-  const tmp = mkdtempSync(join(tmpdir(), "config-"));
+  const tmp = tempDir("config-");
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
   it("prints one line naming the variable and exits 2, before it creates DATA_DIR", async () => {

@@ -3,7 +3,11 @@
  * configuration, open the database, apply pending migrations; and one way to
  * end a command with an exit code and a one-line message.
  *
- * On the embedded database the directory has one owner (src/db/owner.ts).
+ * On PostgreSQL, the embedded server included, a command opens the database
+ * itself: it joins the embedded server a gateway or another command runs, or
+ * starts it for its own work and stops it after (src/db/embedded.ts).
+ *
+ * A DATA_DIR still written by PGlite has one owner (src/db/owner.ts).
  * When a gateway owns it, the command runs inside the gateway, sent over the
  * gateway's command socket (./channel.ts): a key it creates works at once,
  * and an import is visible at once. When another command owns it, the
@@ -13,6 +17,7 @@
 import { mkdirSync } from "node:fs";
 import { ConfigError, loadConfig } from "../config.js";
 import { type Database, openDatabase } from "../db/driver.js";
+import { isPGliteDir } from "../db/embedded.js";
 import { migrate } from "../db/migrate.js";
 import { drawOnStderr, type Progress } from "../observe/progress.js";
 import { claim, ownedMessage, ownerOf } from "../db/owner.js";
@@ -25,10 +30,11 @@ import { answerUsage, type CommandIO, type CommandSpec, oneLine, openInput, type
 export async function openMigrated(
   env: NodeJS.ProcessEnv = process.env,
   progress?: Progress,
+  role = "command",
 ): Promise<{ db: Database; applied: string[] }> {
   const config = loadConfig(env);
   progress?.phase("opening");
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, role });
   try {
     progress?.phase("migrating");
     return { db, applied: await migrate(db) };
@@ -80,7 +86,8 @@ export function runCommand(spec: CommandSpec): void {
     const read = readArgs(spec.line, args);
     if (!read.ok) return answerUsage(processIO, read);
     const config = loadConfig();
-    if (config.databaseUrl) return spec.run(args, processIO, withOpened);
+    const withOpened = opener(spec.name);
+    if (config.databaseUrl || !isPGliteDir(config.dataDir)) return spec.run(args, processIO, withOpened);
     const owner = ownerOf(config.dataDir);
     if (owner && spec.exclusive) return refuse(spec, ownedMessage(config.dataDir, owner));
     const stillOwner = () => ownerOf(config.dataDir)?.pid === owner?.pid;
@@ -115,12 +122,14 @@ function refuse(spec: CommandSpec, message: string): number {
 }
 
 /** `WithDatabase` for a command that opens the database itself. */
-const withOpened: WithDatabase = async (work, progress) => {
-  const { db, applied } = await openMigrated(process.env, progress);
-  try {
-    return await work(db, applied);
-  } finally {
-    progress?.phase("closing");
-    await db.close();
-  }
-};
+const opener =
+  (role: string): WithDatabase =>
+  async (work, progress) => {
+    const { db, applied } = await openMigrated(process.env, progress, role);
+    try {
+      return await work(db, applied);
+    } finally {
+      progress?.phase("closing");
+      await db.close();
+    }
+  };

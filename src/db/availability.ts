@@ -15,8 +15,18 @@ class Unavailable extends Error {
   override name = "Unavailable";
 }
 
-/** Node's socket errors: the server is not there, or went away. */
-const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+/** Node's socket errors: the server is not there (ENOENT: no Unix socket), or went away. */
+const SOCKET_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOENT",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+]);
 
 /**
  * SQLSTATEs of an unavailable server: connection exceptions (class 08),

@@ -1,7 +1,9 @@
 /**
- * Opens the database: embedded PGlite in a directory, or a PostgreSQL server.
- * Both give the same two things: a Prisma driver adapter and a plain SQL
- * runner (for migrations and the few statements Prisma cannot express).
+ * Opens the database: a PostgreSQL server named by DATABASE_URL, or the
+ * embedded one in DATA_DIR (./embedded.ts), or (still, until it is carried
+ * over) a DATA_DIR written by PGlite. Each gives the same two things: a Prisma
+ * driver adapter and a plain SQL runner (for migrations and the few
+ * statements Prisma cannot express).
  */
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
@@ -11,11 +13,14 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { INT32_MAX } from "../input-limits.js";
+import { isPGliteDir, useEmbeddedServer } from "./embedded.js";
 
 /** A connection to the database, whichever kind. */
 export interface Database {
-  /** `pglite` (embedded) or `postgres` (a server). */
-  readonly kind: "pglite" | "postgres";
+  /** `pglite` (the previous embedded engine), `embedded` (the server in DATA_DIR) or `postgres` (DATABASE_URL). */
+  readonly kind: "pglite" | "embedded" | "postgres";
+  /** The connection string of a PostgreSQL server (the embedded one's socket included); absent on PGlite. */
+  readonly url?: string;
   /** What the generated Prisma client is built on. */
   readonly adapter: PrismaPg | PrismaPGlite;
   /** Runs one or more statements without parameters. */
@@ -26,6 +31,8 @@ export interface Database {
   transaction<T>(work: (tx: Pick<Database, "exec" | "query">) => Promise<T>): Promise<T>;
   /** Closes every connection. */
   close(): Promise<void>;
+  /** The output of one `COPY (…) TO STDOUT` (PGlite only: the source of a carry-over, src/db/carry-over.ts). */
+  copyOut?(sql: string): AsyncIterable<Uint8Array>;
   /** The embedded database's whole directory as a gzipped tar (PGlite's dump); absent on a server. */
   dump?(): Promise<Blob>;
   /** A server's connection pool, as it is now; absent on the embedded database (one connection, in the process). */
@@ -57,8 +64,10 @@ export interface PoolStats {
 export interface OpenOptions {
   /** PostgreSQL connection string; without it the embedded database is used. */
   databaseUrl?: string | undefined;
-  /** Directory of the embedded database; `memory://` keeps it in memory. */
+  /** Directory of the embedded database; `memory://` keeps it in memory (PGlite, for tests). */
   dataDir?: string | undefined;
+  /** What this process is (`gateway`, `import`…), as the embedded server lists its connections. */
+  role?: string | undefined;
   /**
    * Time limits of a PostgreSQL server's connections (the embedded database
    * runs in the process and needs none). Statements of `transaction` (imports,
@@ -67,6 +76,8 @@ export interface OpenOptions {
   timeouts?: DatabaseTimeouts | undefined;
   /** Told of a connection the server dropped (restart, network); the pool replaces it. */
   onConnectionError?: ((error: Error) => void) | undefined;
+  /** Told when the embedded server went away and when it is back. */
+  onServerEvent?: ((event: { message: string; error?: string }) => void) | undefined;
 }
 
 export interface DatabaseTimeouts {
@@ -81,7 +92,37 @@ const UNBOUNDED_MS = INT32_MAX;
 
 /** Opens the database the options name. */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openPGlite(options.dataDir ?? "./data");
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
+  const dataDir = options.dataDir ?? "./data";
+  if (dataDir.startsWith("memory://") || isPGliteDir(dataDir)) return openPGlite(dataDir);
+  return openEmbedded(dataDir, options);
+}
+
+/**
+ * Opens the embedded PostgreSQL of `dataDir` (src/db/embedded.ts); with
+ * `besidePGlite`, also in a DATA_DIR that PGlite's files still hold (to carry
+ * them over).
+ */
+export async function openEmbedded(dataDir: string, options: OpenOptions & { besidePGlite?: boolean }): Promise<Database> {
+  const server = await useEmbeddedServer(dataDir, {
+    role: options.role ?? "gateway",
+    onEvent: options.onServerEvent,
+    besidePGlite: options.besidePGlite === true,
+  });
+  try {
+    const db = await openPostgres(server.url, options);
+    return {
+      ...db,
+      kind: "embedded",
+      close: async () => {
+        await db.close();
+        await server.release();
+      },
+    };
+  } catch (error) {
+    await server.release();
+    throw error;
+  }
 }
 
 /** PGlite could not open a data directory (it aborts on a damaged one). */
@@ -137,6 +178,10 @@ export async function openPGlite(dataDir: string, loadDataDir?: Blob): Promise<D
         }),
       ),
     close: () => client.close(),
+    copyOut: async function* (sql) {
+      const { blob } = await client.query(sql.replace(/ TO STDOUT$/, " TO '/dev/blob'"));
+      if (blob) yield new Uint8Array(await blob.arrayBuffer());
+    },
     dump: () => client.dumpDataDir("gzip"),
     listen: async (channel, onNotify) => {
       const stop = await client.listen(channel, onNotify);
@@ -169,6 +214,7 @@ async function openPostgres(connectionString: string, options: OpenOptions): Pro
   const adapter = new PrismaPg(pool, { onPoolError: () => undefined, onConnectionError });
   return {
     kind: "postgres",
+    url: connectionString,
     adapter,
     exec: async (sql) => {
       await pool.query(sql);

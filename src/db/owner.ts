@@ -11,6 +11,7 @@
 import { randomUUID } from "node:crypto";
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { procStat } from "./postgres-programs.js";
 
 export interface OwnerInfo {
   pid: number;
@@ -26,18 +27,6 @@ export interface OwnerInfo {
 export type Claim = { held: true; release(): void; info: OwnerInfo } | { held: false; owner: OwnerInfo };
 
 export const LOCK_FILE = "owner.lock";
-
-/** A process's state and start time (fields 3 and 22 of /proc/PID/stat), or null where /proc is not there. */
-function procStat(pid: number): { state: string; startTicks: number } | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) is in parentheses and may hold spaces: count after the last ")".
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { state: fields[0]!, startTicks: Number(fields[19]) };
-  } catch {
-    return null;
-  }
-}
 
 /** A process's start time in clock ticks since boot, or null where /proc is not there. */
 export function startTicksOf(pid: number): number | null {

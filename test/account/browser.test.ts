@@ -7,8 +7,8 @@
  * confirmation, and the next call gets 401. Any request to another host, or
  * any error on a page, fails the test.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
+
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +16,7 @@ import { seriousViolations } from "../support/axe.js";
 import { chromiumPresent, launchChromium, SCREENSHOTS } from "../support/chromium.js";
 import { cli } from "../support/cli.js";
 import { type GatewayProcess, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
+import { tempDir } from "../support/temp.js";
 
 const present = chromiumPresent;
 
@@ -29,7 +30,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!present) return;
-  tmp = mkdtempSync(join(tmpdir(), "account-browser-"));
+  tmp = tempDir("account-browser-");
   gateway = await startGateway("account", { DATA_DIR: join(tmp, "data"), LOG_LEVEL: "info" });
   await waitReady(gateway, 180_000);
   browser = await launchChromium();
@@ -49,8 +50,8 @@ describe.skipIf(!present)("My API Keys in a browser, on a fresh npm start", () =
   });
 
   it("link → sign in → create → 200 → revoke → 401", async () => {
-    // The operator, while the gateway serves: the command runs inside it and writes the link under its address.
-    const printed = await cli(join(tmp, "data"), "keys", signInLine!.split(" "));
+    // The operator, while the gateway serves, in the gateway's environment: the link is under its address.
+    const printed = await cli(join(tmp, "data"), "keys", signInLine!.split(" "), { env: { PORT: new URL(gateway.base).port } });
     expect(printed.code, printed.stderr).toBe(0);
     const link = /^ {2}(http:\/\/\S+)$/m.exec(printed.stdout)?.[1];
     expect(link).toMatch(new RegExp(`^${gateway.base}/account/sign-in\\?token=[\\w-]{43}$`));
@@ -130,7 +131,9 @@ describe.skipIf(!present)("My API Keys in a browser, on a fresh npm start", () =
   }, 120_000);
 
   it("the link was used: opening it again says so", async () => {
-    const printed = await cli(join(tmp, "data"), "keys", ["sign-in-link", "--owner", "bob", "--json", "--minutes", "5"]);
+    const printed = await cli(join(tmp, "data"), "keys", ["sign-in-link", "--owner", "bob", "--json", "--minutes", "5"], {
+      env: { PORT: new URL(gateway.base).port },
+    });
     expect(printed.code, printed.stderr).toBe(0);
     const { url, expires_at } = JSON.parse(printed.stdout.trim().split("\n").at(-1)!) as { url: string; expires_at: string };
     const minutes = (Date.parse(expires_at) - Date.now()) / 60_000;

@@ -4,16 +4,17 @@
  * account pages.
  */
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
+
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.js";
 import { openDatabase } from "../../src/db/driver.js";
 import { cli } from "../support/cli.js";
 import { migratedDataDir } from "../support/databases.js";
+import { tempDir } from "../support/temp.js";
 
-const tmp = mkdtempSync(join(tmpdir(), "sign-in-link-"));
+const tmp = tempDir("sign-in-link-");
 const dataDir = join(tmp, "data");
 
 beforeAll(() => migratedDataDir(dataDir));

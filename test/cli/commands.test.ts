@@ -6,11 +6,12 @@
  * build), so a new one is checked without being listed here.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, statSync } from "node:fs";
+
 import { join } from "node:path";
 import pLimit from "p-limit";
 import { afterAll, describe, expect, it } from "vitest";
+import { tempDir } from "../support/temp.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
@@ -19,7 +20,7 @@ const COMMANDS = [
   ...Object.keys(scripts).filter((name) => name !== "start" && /^node (--import tsx |scripts\/build)/.test(scripts[name]!)),
 ];
 
-const tmp = mkdtempSync(join(tmpdir(), "commands-"));
+const tmp = tempDir("commands-");
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 interface Run {
@@ -79,6 +80,7 @@ describe("every npm run command", () => {
         "db:migrate",
         "db:backup",
         "db:restore",
+        "db:carry-over",
         "mcp:stdio",
         "bench:environment",
         "bench:cost",

@@ -4,14 +4,15 @@
  * answered with one readable line (never PGlite's minified source), and
  * `db:restore` bringing the copy back (refused while a gateway serves).
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { canaryExport } from "../support/canary.js";
 import { cli } from "../support/cli.js";
 import { migratedDataDir } from "../support/databases.js";
 import { startGateway, stopAllGateways, stopGateway, waitReady } from "../support/gateway-process.js";
+import { tempDir } from "../support/temp.js";
 
 let tmp: string;
 let dataDir: string;
@@ -23,7 +24,7 @@ const keyNames = async () => {
 };
 
 beforeAll(async () => {
-  tmp = mkdtempSync(join(tmpdir(), "backup-"));
+  tmp = tempDir("backup-");
   dataDir = migratedDataDir(join(tmp, "data"));
   copy = join(tmp, "copy.tar.gz");
   expect((await cli(dataDir, "import", ["-"], { input: JSON.stringify(canaryExport()) })).code).toBe(0);

@@ -5,8 +5,8 @@
  * the dead gateway's lock by itself.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
+
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { demoExportChunks } from "../../src/demo/index.js";
@@ -14,12 +14,13 @@ import { canaryExport } from "../support/canary.js";
 import { cli, type ProgressLine } from "../support/cli.js";
 import { migratedDataDir } from "../support/databases.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
+import { tempDir } from "../support/temp.js";
 
 let tmp: string;
 let dataDir: string;
 
 beforeAll(async () => {
-  tmp = mkdtempSync(join(tmpdir(), "crash-"));
+  tmp = tempDir("crash-");
   dataDir = migratedDataDir(join(tmp, "data"));
   expect((await cli(dataDir, "import", ["-"], { input: JSON.stringify(canaryExport()) })).code).toBe(0);
 }, 120_000);

@@ -1,11 +1,12 @@
 /** `npm run db:migrate` as a process, on an embedded DATA_DIR and on PostgreSQL. */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
+
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pendingMigrations, readMigrations } from "../../src/db/migrate.js";
 import { cli } from "../support/cli.js";
 import { freshPostgres } from "../support/databases.js";
+import { tempDir } from "../support/temp.js";
 
 const APPLIED = readMigrations()
   .map((m) => `applied ${m.name}\n`)
@@ -16,7 +17,7 @@ const migrateCli = (vars: Record<string, string | undefined>) => cli(vars.DATA_D
 
 let tmp: string;
 beforeAll(() => {
-  tmp = mkdtempSync(join(tmpdir(), "migrate-cli-"));
+  tmp = tempDir("migrate-cli-");
 });
 afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });

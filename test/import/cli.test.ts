@@ -4,8 +4,8 @@
  * from the DATA_DIR the previous one left.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, rmSync, statSync, writeFileSync } from "node:fs";
+
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../support/cli.js";
@@ -13,6 +13,7 @@ import { openDatabase } from "../../src/db/driver.js";
 import { readMigrations } from "../../src/db/migrate.js";
 import { writeDemoExportFile } from "../../src/demo/index.js";
 import { CANARY_COUNTS, canary, counts } from "./helpers.js";
+import { tempDir } from "../support/temp.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const TSX = join(ROOT, "node_modules", ".bin", "tsx");
@@ -23,7 +24,7 @@ const summary = (text = SUMMARY) => expect.stringMatching(new RegExp(`^${text.re
 let tmp: string;
 let dataDir: string;
 beforeAll(() => {
-  tmp = mkdtempSync(join(tmpdir(), "import-cli-"));
+  tmp = tempDir("import-cli-");
   dataDir = join(tmp, "data");
   writeFileSync(join(tmp, "canary.json"), JSON.stringify(canary()));
   const bad = canary();

@@ -5,10 +5,10 @@
  * same payload twice, and the command running inside a gateway that owns
  * the embedded database, its answer visible at once.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/driver.js";
@@ -17,6 +17,7 @@ import { cli } from "../support/cli.js";
 import { migratedDataDir } from "../support/databases.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { airNowPayload, airNowSites, cwaPayload, moenvWrapped } from "./payloads.js";
+import { tempDir } from "../support/temp.js";
 
 let tmp: string;
 let dataDir: string;
@@ -39,7 +40,7 @@ async function stationCount(): Promise<number> {
 }
 
 beforeAll(async () => {
-  tmp = mkdtempSync(join(tmpdir(), "ingest-cli-"));
+  tmp = tempDir("ingest-cli-");
   dataDir = migratedDataDir(join(tmp, "data"));
   const first = await cli(dataDir, "import", ["-"], { input: JSON.stringify(canaryExport()) });
   expect(first.code).toBe(0);

@@ -5,14 +5,15 @@
  * is tried again after a back-off, a final one says in one line what
  * happened, and the key is never printed.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../support/cli.js";
 import { migratedDataDir } from "../support/databases.js";
+import { tempDir } from "../support/temp.js";
 
 const KEY = "CWA-SECRET-0123-4567";
 const CWA = readFileSync(join(import.meta.dirname, "samples", "cwa-O-A0001-001.json"), "utf8");
@@ -25,7 +26,7 @@ let plan: ((res: ServerResponse) => void)[] = [];
 const seen: string[] = [];
 
 beforeAll(async () => {
-  tmp = mkdtempSync(join(tmpdir(), "ingest-fetch-"));
+  tmp = tempDir("ingest-fetch-");
   migratedDataDir(join(tmp, "data"));
   server = createServer((req: IncomingMessage, res: ServerResponse) => {
     seen.push(req.url ?? "");

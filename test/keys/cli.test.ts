@@ -4,16 +4,17 @@
  * the exit codes and messages of mistakes. Spawns are slow; they are few,
  * and the ones that never open the database run beside the others.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
+
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliRun, cli } from "../support/cli.js";
 import { migratedDataDir } from "../support/databases.js";
+import { tempDir } from "../support/temp.js";
 
 let tmp: string;
 beforeAll(() => {
-  tmp = mkdtempSync(join(tmpdir(), "keys-cli-"));
+  tmp = tempDir("keys-cli-");
   migratedDataDir(join(tmp, "data"));
 });
 afterAll(() => {

@@ -12,7 +12,8 @@ import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { freshPostgres, importObject } from "./databases.js";
 import { canaryExport } from "./canary.js";
-import { embeddedPostgres, findRedisServer, type PrivateServer, startPostgres, startRedis, systemPostgres } from "./servers.js";
+import { embeddedPostgres, systemPostgres } from "../../src/db/postgres-programs.js";
+import { findRedisServer, type PrivateServer, startPostgres, startRedis } from "./servers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

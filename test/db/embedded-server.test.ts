@@ -1,0 +1,286 @@
+/**
+ * The embedded default (issue 31): with DATABASE_URL unset, `npm start` and
+ * the commands share a PostgreSQL server of their own in DATA_DIR. What an
+ * operator relies on, tried with real processes:
+ *
+ * - a first start creates the cluster (on a Unix socket, no TCP, run by an
+ *   unprivileged user when we are root); a second start reuses its data;
+ * - a second gateway and any command join the running server; the last
+ *   process to leave stops it;
+ * - `kill -9` of a gateway, a command or the server loses no committed row,
+ *   and what a dead process left running is taken over;
+ * - an import beside a serving gateway leaves every request answered in time.
+ */
+import type { ChildProcess } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLUSTER_DIR, stopServer } from "../../src/db/embedded.js";
+import { isRunning } from "../../src/db/postgres-programs.js";
+import { demoExportChunks } from "../../src/demo/index.js";
+import { cli } from "../support/cli.js";
+import { type GatewayProcess, request, startGateway, stopAllGateways, stopGateway, waitReady } from "../support/gateway-process.js";
+import { tempDir } from "../support/temp.js";
+
+const tmp = tempDir("embedded-server-");
+const dataDir = join(tmp, "data");
+const clusterDir = join(dataDir, CLUSTER_DIR);
+
+afterAll(async () => {
+  await stopAllGateways();
+  await stopServer(clusterDir);
+  rmSync(tmp, { recursive: true, force: true });
+}, 60_000);
+
+/** The running server's pid, from its lock file; undefined when none runs. */
+function serverPid(): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(clusterDir, "postmaster.pid"), "utf8").split("\n")[0]);
+    return isRunning(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A client of our own on the server's socket (while something keeps it running). */
+async function sql<Row = Record<string, unknown>>(text: string): Promise<Row[]> {
+  const client = new pg.Client({ host: clusterDir, port: 5432, user: "postgres", database: "postgres" });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows as Row[];
+  } finally {
+    await client.end();
+  }
+}
+
+async function started(name: string, env: Record<string, string> = {}): Promise<GatewayProcess> {
+  const gateway = await startGateway(name, { DATA_DIR: dataDir, ...env });
+  await waitReady(gateway, 180_000);
+  return gateway;
+}
+
+async function killNine(gateway: GatewayProcess): Promise<void> {
+  process.kill(-gateway.child.pid!, "SIGKILL");
+  await gateway.exited;
+}
+
+const developmentKey = (output: string) => /^ {2}(uedu_\w+)$/m.exec(output)?.[1];
+const keyNames = async (): Promise<string[]> => {
+  const listed = await cli(dataDir, "keys", ["list", "--json"]);
+  expect(listed.code, listed.stderr).toBe(0);
+  return (JSON.parse(listed.stdout) as { name: string }[]).map((k) => k.name).sort();
+};
+
+let key: string;
+
+describe("a first start, then a second", () => {
+  let first: GatewayProcess;
+  beforeAll(async () => {
+    first = await started("first", { LOG_LEVEL: "info" });
+  }, 200_000);
+
+  it("creates the cluster in DATA_DIR, serves the demo data and prints a key", async () => {
+    key = developmentKey(first.output())!;
+    expect(key).toBeDefined();
+    expect((await request(first, "/api/v1/universities", { key })).json.items).toHaveLength(15);
+    expect(statSync(join(clusterDir, "PG_VERSION")).isFile()).toBe(true);
+    expect(serverPid()).toBeDefined();
+  });
+
+  it("listens on a Unix socket in DATA_DIR and on no TCP port, with its laptop settings", async () => {
+    const [settings] = await sql<{ listen: string; socket: string; buffers: string; jit: string }>(
+      "SELECT current_setting('listen_addresses') AS listen, current_setting('unix_socket_directories') AS socket, current_setting('shared_buffers') AS buffers, current_setting('jit') AS jit",
+    );
+    expect(settings).toEqual({ listen: "", socket: clusterDir, buffers: "32MB", jit: "off" });
+  });
+
+  it.runIf(process.getuid?.() === 0)("runs the server as an unprivileged user, who owns the cluster, when we are root", () => {
+    const pid = serverPid()!;
+    const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
+    expect(uid).not.toBe(0);
+    expect(statSync(clusterDir).uid).toBe(uid);
+  });
+
+  it("names each process's connections in pg_stat_activity", async () => {
+    const names = (await sql<{ name: string }>("SELECT DISTINCT application_name AS name FROM pg_stat_activity")).map((r) => r.name);
+    expect(names).toContain(`uedu gateway ${first.child.pid}`);
+  });
+
+  it("a second gateway on the same DATA_DIR joins the server, and keeps serving when the first stops", async () => {
+    const pid = serverPid();
+    const second = await started("second");
+    expect(second.output()).not.toMatch(/development key/);
+    await stopGateway(first);
+    expect(await first.exited).toBe(0);
+    expect(serverPid()).toBe(pid);
+    expect((await request(second, "/api/v1/universities", { key })).status).toBe(200);
+    // A command joins it too, and leaves it running for the gateway.
+    expect(await keyNames()).toEqual(["development"]);
+    expect(serverPid()).toBe(pid);
+    await stopGateway(second);
+    expect(await second.exited).toBe(0);
+    // The last one out stopped it.
+    expect(serverPid()).toBeUndefined();
+  }, 200_000);
+
+  it("a start on the same DATA_DIR reuses its data: no import, no new key", async () => {
+    const again = await started("again", { LOG_LEVEL: "info" });
+    expect(again.output()).not.toMatch(/importing the demo data|development key/);
+    expect((await request(again, "/api/v1/universities", { key })).json.items).toHaveLength(15);
+    await stopGateway(again);
+    expect(serverPid()).toBeUndefined();
+  }, 200_000);
+
+  it("a command alone starts the server for its own work and stops it after", async () => {
+    expect(serverPid()).toBeUndefined();
+    const created = await cli(dataDir, "keys", ["create", "--name", "alone", "--json"]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(serverPid()).toBeUndefined();
+    expect(await keyNames()).toEqual(["alone", "development"]);
+  }, 60_000);
+});
+
+describe("kill -9", () => {
+  it("of the gateway: the server it left running is taken over by the next process, which stops it when done", async () => {
+    const gateway = await started("killed");
+    const pid = serverPid()!;
+    await killNine(gateway);
+    expect(serverPid()).toBe(pid);
+    const next = await started("takes-over");
+    expect(serverPid()).toBe(pid);
+    expect((await request(next, "/api/v1/universities", { key })).status).toBe(200);
+    await stopGateway(next);
+    expect(serverPid()).toBeUndefined();
+  }, 200_000);
+
+  it("of the server while a gateway serves: the gateway starts it again, and every committed key is there", async () => {
+    const gateway = await started("server-killed", { LOG_LEVEL: "warn" });
+    const created = await cli(dataDir, "keys", ["create", "--name", "before-kill", "--json"]);
+    expect(created.code, created.stderr).toBe(0);
+    const pid = serverPid()!;
+    process.kill(pid, "SIGKILL");
+    // Answers may fail while it is down (503), and come back by themselves.
+    const deadline = Date.now() + 30_000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 200) {
+      status = (await request(gateway, "/api/v1/universities", { key, timeoutMs: 5_000 }).catch(() => ({ status: 0 }))).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(200);
+    expect(serverPid()).not.toBe(pid);
+    expect(gateway.output()).toMatch(/the embedded PostgreSQL went away; starting it again/);
+    expect(await keyNames()).toContain("before-kill");
+    await stopGateway(gateway);
+    expect(await gateway.exited).toBe(0);
+  }, 200_000);
+
+  it("of an import half-way: nothing of it was committed, and the server it started is taken over and stopped", async () => {
+    const observations = async () => {
+      const gateway = await started("counts");
+      const [{ count }] = (await sql<{ count: string }>("SELECT count(*)::text AS count FROM observation")) as [{ count: string }];
+      await stopGateway(gateway);
+      return count;
+    };
+    const before = await observations();
+    expect(serverPid()).toBeUndefined();
+    let child: ChildProcess | undefined;
+    let serverOfImport: number | undefined;
+    const run = await cli(dataDir, "import", ["-"], {
+      // Another week than the gateway's demo data: had any of it been committed, the count would differ.
+      input: demoExportChunks({ now: new Date("2026-11-20T00:00:00Z") }),
+      started: (started) => {
+        child = started;
+      },
+      onProgress: (line) => {
+        if (child && ((line.rows.observations ?? 0) > 0 || line.phase === "checking references")) {
+          serverOfImport = serverPid();
+          process.kill(-child.pid!, "SIGKILL");
+          child = undefined;
+        }
+      },
+      timeoutMs: 120_000,
+    });
+    expect(run.code).toBeNull();
+    expect(serverOfImport).toBeDefined();
+    expect(serverPid()).toBe(serverOfImport);
+    expect(await observations()).toBe(before);
+    expect(serverPid()).toBeUndefined();
+  }, 200_000);
+});
+
+describe("what a start finds", () => {
+  it("a postmaster.pid whose pid now belongs to another program (a restarted container): removed, and the server starts", async () => {
+    expect(serverPid()).toBeUndefined();
+    // This test's own pid: alive, and not PostgreSQL.
+    writeFileSync(join(clusterDir, "postmaster.pid"), `${process.pid}\n${clusterDir}\n0\n5432\n\n\n`);
+    expect(await keyNames()).toContain("development");
+    expect(serverPid()).toBeUndefined();
+  }, 60_000);
+
+  it("a cluster directory that is not one: one readable line and exit 1, from npm start and from a command", async () => {
+    const damaged = join(tmp, "damaged");
+    const cluster = join(damaged, CLUSTER_DIR);
+    mkdirSync(cluster, { recursive: true });
+    const gateway = await startGateway("damaged", { DATA_DIR: damaged });
+    expect(await gateway.exited).toBe(1);
+    expect(gateway.output()).toBe(
+      `npm start: ${cluster} is not a PostgreSQL cluster (it has no PG_VERSION): it is damaged. Restore a copy with npm run db:restore -- <file>, or move DATA_DIR away to start with an empty one\n`,
+    );
+    const listed = await cli(damaged, "keys", ["list"]);
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toMatch(/^keys: .* is not a PostgreSQL cluster .*\n$/);
+  }, 60_000);
+
+  it.runIf(process.getuid?.() === 0)(
+    "as root, a DATA_DIR the server's user cannot reach: one line that says what to do",
+    async () => {
+      const closed = mkdtempSync(join(tmp, "closed-"));
+      chmodSync(closed, 0o700);
+      const gateway = await startGateway("unreachable", { DATA_DIR: join(closed, "data") });
+      expect(await gateway.exited).toBe(1);
+      expect(gateway.output()).toMatch(
+        /^npm start: PostgreSQL refuses to run as root, so the gateway runs it as the user \w+, who cannot reach .*\n$/,
+      );
+    },
+    60_000,
+  );
+});
+
+describe("an import beside a serving gateway", () => {
+  it("leaves every request answered, none slower than 2 s", async () => {
+    // Ten requests a second: above the default limit of 60 a minute.
+    const gateway = await started("beside-import", { RATE_LIMIT_PER_MINUTE: "100000" });
+    let stop = false;
+    const answers: { status: number; ms: number }[] = [];
+    const poll = (async () => {
+      while (!stop) {
+        const answer = await request(gateway, "/api/v1/courses?page_size=20", { key, timeoutMs: 5_000 }).catch(() => ({
+          status: 0,
+          ms: 5_000,
+        }));
+        answers.push({ status: answer.status, ms: answer.ms });
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    const imported = await cli(dataDir, "import", ["-"], { input: demoExportChunks(), timeoutMs: 180_000 });
+    stop = true;
+    await poll;
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(answers.length).toBeGreaterThan(20);
+    expect(answers.filter((a) => a.status !== 200)).toEqual([]);
+    expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(2_000);
+    await stopGateway(gateway);
+  }, 300_000);
+
+  it("WEB_CONCURRENCY works on the default: the workers share the server, and the primary stops it at the end", async () => {
+    const gateway = await started("workers", { WEB_CONCURRENCY: "2" });
+    const names = (await sql<{ name: string }>("SELECT DISTINCT application_name AS name FROM pg_stat_activity")).map((r) => r.name);
+    expect(names.filter((n) => n.startsWith("uedu gateway worker "))).toHaveLength(2);
+    for (let i = 0; i < 4; i++) expect((await request(gateway, "/api/v1/universities", { key })).status).toBe(200);
+    await stopGateway(gateway);
+    expect(await gateway.exited).toBe(0);
+    expect(serverPid()).toBeUndefined();
+  }, 200_000);
+});

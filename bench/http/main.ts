@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the gateway under load over loopback, beside baselines
- * measured in the same run, on PostgreSQL and on PGlite.
+ * measured in the same run, on PostgreSQL and on the embedded default (or PGlite, the previous one).
  *
  * It builds the gateway (`npm run build`), fills three databases of each kind
  * at once (datasets.ts), and then for each kind starts the gateway as
@@ -11,34 +11,36 @@
  * every server before the next round begins. It prints and stores medians.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { type CommandLine, commandLine, integerOption } from "../../src/cli/args.js";
 import { openDatabase } from "../../src/db/driver.js";
+import { CLUSTER_DIR, stopServer } from "../../src/db/embedded.js";
 import { benchReport } from "../report.js";
 import { type Case, cases } from "./cases.js";
 import { DATASETS, type DatasetName, type Filled, fillDatabase } from "./datasets.js";
-import { cpuMs, freePorts, type Measured, memoryMiB, resetPeak, startNode } from "./process.js";
+import { cpuMs, freePorts, type Measured, memoryMiB, resetPeak, serverMiB, startNode } from "./process.js";
 import { growthTable, type Result, summarize, table, writeReadme } from "./results.js";
 import { haveWrk, type Load, type Round, wrk } from "./wrk.js";
 
 const LINE = {
   name: "bench",
-  usage: `usage: npm run bench -- [--databases postgres,pglite] [--seconds N] [--rounds N]
+  usage: `usage: npm run bench -- [--databases postgres,embedded,pglite] [--seconds N] [--rounds N]
                           [--connections 1,16,64] [--only TEXT] [--quick] [--readme]
 
 Measures the gateway under load (wrk over loopback) beside a bare node:http
 handler running the same SQL and a handler writing the same bytes from
 memory, on PostgreSQL (a new database on TEST_DATABASE_URL's server, default
-postgresql://postgres@127.0.0.1:5432/test) and on PGlite. Prints a table of
+postgresql://postgres@127.0.0.1:5432/test) and on the embedded default (a
+DATA_DIR of its own; pglite: the previous default). Prints a table of
 medians over --rounds interleaved rounds of --seconds each (defaults 3 and 1)
 and writes them to artifacts/bench.json; with --readme, also into README.md.
 --only keeps the cases whose name contains TEXT. --quick runs one round of
 every case, at 16 connections (growth cases at 1 and 16), on PostgreSQL.`,
   options: {
-    databases: { type: "string", default: "postgres,pglite" },
+    databases: { type: "string", default: "postgres,embedded" },
     seconds: { type: "string", default: "1" },
     rounds: { type: "string", default: "3" },
     connections: { type: "string", default: "1,16,64" },
@@ -51,9 +53,11 @@ const { values } = commandLine(LINE);
 const SECONDS = integerOption(LINE, "seconds", values.seconds, 1);
 const ROUNDS = values.quick ? 1 : integerOption(LINE, "rounds", values.rounds, 1);
 const CONNECTIONS = (values.quick ? "16" : values.connections).split(",").map((c) => integerOption(LINE, "connections", c, 1));
-const KINDS = (values.quick ? "postgres" : values.databases).split(",") as ("postgres" | "pglite")[];
-if (KINDS.some((k) => k !== "postgres" && k !== "pglite")) {
-  process.stderr.write("npm run bench: --databases lists postgres and/or pglite\n");
+/** A PostgreSQL server of our own (DATABASE_URL), the embedded default, or a PGlite DATA_DIR (the previous default). */
+type Kind = "postgres" | "embedded" | "pglite";
+const KINDS = (values.quick ? "postgres" : values.databases).split(",") as Kind[];
+if (KINDS.some((k) => k !== "postgres" && k !== "embedded" && k !== "pglite")) {
+  process.stderr.write("npm run bench: --databases lists postgres, embedded and/or pglite\n");
   process.exit(2);
 }
 if (!haveWrk()) {
@@ -65,19 +69,57 @@ const report = benchReport("bench");
 const NOW = new Date();
 const SERVER = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const work = mkdtempSync(join(tmpdir(), "uedu-bench-"));
+// As root, the embedded PostgreSQL runs as another user, who must reach its DATA_DIR in here.
+chmodSync(work, 0o711);
 
 /** One prepared database: how the gateway opens it, the key it accepts and (demo) the ids the cases ask for. */
 interface Prepared extends Filled {
   env: Record<string, string>;
+  /** The database server's postmaster, while it runs (its memory is reported beside the gateway's). */
+  postmaster(): number | undefined;
   drop(): Promise<void>;
 }
 
-async function prepare(kind: "postgres" | "pglite", dataset: DatasetName): Promise<Prepared> {
+/** The pid in a cluster's `postmaster.pid`, if its server runs. */
+function postmasterOf(clusterDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(clusterDir, "postmaster.pid"), "utf8").split("\n")[0]);
+    return pid > 0 && existsSync(`/proc/${pid}`) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function prepare(kind: Kind, dataset: DatasetName): Promise<Prepared> {
   report.progress.phase(`${kind}: filling ${dataset}`);
+  if (kind === "embedded") {
+    const dir = join(work, `embedded-${dataset}`);
+    const db = await openDatabase({ dataDir: dir, role: "bench" });
+    try {
+      const filled = await fillDatabase(db, dataset, NOW);
+      const cluster = join(dir, CLUSTER_DIR);
+      return {
+        ...filled,
+        env: { DATA_DIR: dir },
+        postmaster: () => postmasterOf(cluster),
+        drop: async () => {
+          await stopServer(cluster);
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    } finally {
+      await db.close();
+    }
+  }
   if (kind === "pglite") {
     const dir = join(work, dataset);
     const filled = await fillInChild(dir, dataset);
-    return { ...filled, env: { DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      ...filled,
+      env: { DATA_DIR: dir },
+      postmaster: () => undefined,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const name = `uedu_bench_${dataset.replace("-", "_")}_${process.pid}`;
   const admin = new pg.Client({ connectionString: SERVER });
@@ -90,9 +132,11 @@ async function prepare(kind: "postgres" | "pglite", dataset: DatasetName): Promi
   const db = await openDatabase({ databaseUrl: url.toString() });
   try {
     const filled = await fillDatabase(db, dataset, NOW);
+    const [{ dir }] = (await db.query<{ dir: string }>("SELECT current_setting('data_directory') AS dir")) as [{ dir: string }];
     return {
       ...filled,
       env: { DATABASE_URL: url.toString() },
+      postmaster: () => postmasterOf(dir),
       drop: async () => {
         const c = new pg.Client({ connectionString: SERVER });
         await c.connect();
@@ -157,22 +201,24 @@ type Target = "gateway" | "cached" | "workers" | "bare" | "static";
  * targets are PostgreSQL's, and PGlite takes 2.5 minutes to fill the
  * Taiwan-scale one, which would put the run over 15 minutes.
  */
-const DATASETS_OF: Record<"postgres" | "pglite", DatasetName[]> = {
+const DATASETS_OF: Record<Kind, DatasetName[]> = {
   postgres: Object.keys(DATASETS) as DatasetName[],
+  embedded: ["demo"],
   pglite: ["demo"],
 };
 
 /**
- * The connection counts a case runs at: its own, or the run's; on PGlite only
- * the middle one (one connection behind the event loop: its rates hardly move
- * with the count, and all three would put the run over 15 minutes).
+ * The connection counts a case runs at: its own, or the run's; on the
+ * embedded default and PGlite only the middle one (it compares with
+ * PostgreSQL's row at the same count; all three would put the run over 15
+ * minutes).
  */
-function levels(kind: "postgres" | "pglite", c: Case): number[] {
+function levels(kind: Kind, c: Case): number[] {
   const counts = c.connections ?? CONNECTIONS;
-  return kind === "pglite" ? [counts[Math.min(1, counts.length - 1)]!] : counts;
+  return kind === "postgres" ? counts : [counts[Math.min(1, counts.length - 1)]!];
 }
 
-async function benchDatabase(kind: "postgres" | "pglite", all: Map<DatasetName, Prepared>, results: Result[]): Promise<void> {
+async function benchDatabase(kind: Kind, all: Map<DatasetName, Prepared>, results: Result[]): Promise<void> {
   const list = cases(all.get("demo")!.ids!).filter((c) => !values.only || c.name.includes(values.only));
   for (const dataset of DATASETS_OF[kind]) {
     const mine = list.filter((c) => c.dataset === dataset);
@@ -180,7 +226,7 @@ async function benchDatabase(kind: "postgres" | "pglite", all: Map<DatasetName, 
   }
 }
 
-async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, prepared: Prepared, list: Case[], results: Result[]) {
+async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared, list: Case[], results: Result[]) {
   report.progress.phase(`${kind}/${dataset}: starting`);
   // The bare handler on PGlite reads a copy of the directory, taken before the gateway opens it.
   // So does the second gateway (the one with its cache on).
@@ -191,17 +237,22 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
   };
   // Growth cases run on the gateway alone: the other servers start only for the rest.
   const compared = list.some((c) => !c.growth);
+  // On the embedded default the other processes join the server the first gateway started.
   const bareEnv: Record<string, string> = !compared
     ? {}
-    : prepared.env.DATA_DIR
+    : kind === "pglite"
       ? { BENCH_DATA_DIR: copy("bare") }
-      : { BENCH_DATABASE_URL: prepared.env.DATABASE_URL! };
-  const cachedEnv: Record<string, string> = compared && prepared.env.DATA_DIR ? { DATA_DIR: copy("cached") } : prepared.env;
+      : kind === "embedded"
+        ? {
+            BENCH_DATABASE_URL: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(join(prepared.env.DATA_DIR!, CLUSTER_DIR))}&port=5432`,
+          }
+        : { BENCH_DATABASE_URL: prepared.env.DATABASE_URL! };
+  const cachedEnv: Record<string, string> = compared && kind === "pglite" ? { DATA_DIR: copy("cached") } : prepared.env;
   const gateway = await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0" });
   const cached = compared ? await startGateway({ ...cachedEnv, RESPONSE_CACHE_MS: "600000" }) : undefined;
-  // On PostgreSQL, the same with two worker processes (src/cluster.ts), cache off.
+  // On PostgreSQL, the embedded one included, the same with two worker processes (src/cluster.ts), cache off.
   const workers =
-    compared && kind === "postgres" ? await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0", WEB_CONCURRENCY: "2" }) : undefined;
+    compared && kind !== "pglite" ? await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0", WEB_CONCURRENCY: "2" }) : undefined;
   let baseline: Measured | undefined;
   try {
     // The gateway's answers: checked, and kept for the static handler.
@@ -253,7 +304,7 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
     const warmUp = runs.filter(
       (run) => !runs.some((other) => other.c === run.c && other.target === run.target && other.connections > run.connections),
     );
-    const rounds = new Map<string, (Round & { cpuMsPerRequest: number; peakMiB: number })[]>();
+    const rounds = new Map<string, (Round & { cpuMsPerRequest: number; peakMiB: number; serverMiB?: number })[]>();
     const total = warmUp.length + runs.length * ROUNDS;
     report.progress.phase(`${kind}/${dataset}: load`, { total, unit: "steps" });
     let done = 0;
@@ -279,7 +330,16 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
         if (figures.errors > 0) throw new Error(`${c.name} on ${target}: ${figures.errors} failed requests`);
         if (round === 0) continue;
         const id = `${c.name}|${target}|${connections}`;
-        rounds.set(id, [...(rounds.get(id) ?? []), { ...figures, cpuMsPerRequest: used / figures.requests, peakMiB: memoryMiB(pid).peak }]);
+        const server = prepared.postmaster();
+        rounds.set(id, [
+          ...(rounds.get(id) ?? []),
+          {
+            ...figures,
+            cpuMsPerRequest: used / figures.requests,
+            peakMiB: memoryMiB(pid).peak,
+            ...(server === undefined ? {} : { serverMiB: serverMiB(server) }),
+          },
+        ]);
       }
     }
     for (const c of list) {
@@ -308,7 +368,7 @@ async function benchDataset(kind: "postgres" | "pglite", dataset: DatasetName, p
 }
 
 const results: Result[] = [];
-const databases = new Map<"postgres" | "pglite", Map<DatasetName, Prepared>>();
+const databases = new Map<Kind, Map<DatasetName, Prepared>>();
 try {
   report.progress.phase("building the gateway");
   const built = spawnSync(process.execPath, ["scripts/build.mjs"], { stdio: ["ignore", "ignore", "inherit"] });

@@ -55,15 +55,47 @@ export async function startNode(script: string, env: Record<string, string>, rea
 
 const TICKS_PER_SECOND = 100;
 
-/** The process and its descendants (the workers of WEB_CONCURRENCY). */
-function tree(pid: number): number[] {
+/** A process's command name, or "" once it is gone. */
+const commOf = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "";
+  }
+};
+
+/**
+ * The process and its descendants (the workers of WEB_CONCURRENCY); with
+ * `servers` false, without the embedded PostgreSQL a gateway started (it is
+ * measured on its own: `serverMiB`), as a server named by DATABASE_URL is not
+ * counted in the gateway's figures either.
+ */
+function tree(pid: number, servers = false): number[] {
   let children: number[] = [];
   try {
     children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
   } catch {
     // gone
   }
-  return [pid, ...children.flatMap(tree)];
+  if (!servers) children = children.filter((child) => commOf(child) !== "postgres");
+  return [pid, ...children.flatMap((child) => tree(child, servers))];
+}
+
+/**
+ * A PostgreSQL server's memory now, in MiB: the proportional set size (PSS)
+ * of the postmaster and every backend, so that the shared buffers each of
+ * them maps are counted once.
+ */
+export function serverMiB(postmasterPid: number): number {
+  let kb = 0;
+  for (const p of tree(postmasterPid, true)) {
+    try {
+      kb += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${p}/smaps_rollup`, "utf8"))?.[1] ?? 0);
+    } catch {
+      // ended meanwhile, or not readable
+    }
+  }
+  return kb / 1024;
 }
 
 /** CPU time (user + system) the process and its descendants have used, in ms. */

@@ -2,10 +2,10 @@
 import { writeFileSync } from "node:fs";
 import type { Round } from "./wrk.js";
 
-type Measured = Round & { cpuMsPerRequest: number; peakMiB: number };
+type Measured = Round & { cpuMsPerRequest: number; peakMiB: number; serverMiB?: number };
 
 export interface Result {
-  database: "postgres" | "pglite";
+  database: "postgres" | "embedded" | "pglite";
   dataset: string;
   name: string;
   connections: number;
@@ -27,6 +27,8 @@ export interface Figures {
   p99Ms: number;
   cpuMsPerRequest: number;
   peakMiB: number;
+  /** The database server's memory (PSS) at the end of a round, the largest; absent where it is not read (PGlite is in the process). */
+  serverMiB?: number;
 }
 
 const median = (xs: number[]) => {
@@ -41,6 +43,7 @@ const figures = (rounds: Measured[]): Figures => ({
   p99Ms: median(rounds.map((r) => r.p99Ms)),
   cpuMsPerRequest: median(rounds.map((r) => r.cpuMsPerRequest)),
   peakMiB: Math.max(...rounds.map((r) => r.peakMiB)),
+  ...(rounds.some((r) => r.serverMiB !== undefined) ? { serverMiB: Math.max(...rounds.map((r) => r.serverMiB ?? 0)) } : {}),
 });
 
 export function summarize(
@@ -82,6 +85,7 @@ const COLUMNS = [
   "p99 ms",
   "CPU ms/req",
   "peak MiB",
+  "server MiB",
   "bare req/s",
   "bare p99",
   "static req/s",
@@ -102,7 +106,7 @@ const n = (x: number | undefined, digits = 0) =>
 /** Markdown table rows (with the header when asked). */
 export function table(results: Result[], options: { header: boolean }): string {
   const rows = results.map((r) => [
-    r.database === "postgres" ? "PG" : "PGlite",
+    { postgres: "PG", embedded: "embedded", pglite: "PGlite" }[r.database],
     r.dataset,
     r.name,
     String(r.connections),
@@ -111,6 +115,7 @@ export function table(results: Result[], options: { header: boolean }): string {
     n(r.gateway.p99Ms, 1),
     n(r.gateway.cpuMsPerRequest, 2),
     n(r.gateway.peakMiB),
+    n(r.gateway.serverMiB),
     n(r.bare?.perSecond),
     n(r.bare?.p99Ms, 1),
     n(r.static?.perSecond),

@@ -33,6 +33,7 @@ import {
   initCluster,
   isRunning,
   type PostgresBinaries,
+  postgresAnswers,
   type ServerUser,
   serverUser,
 } from "./postgres-programs.js";
@@ -81,10 +82,6 @@ export interface EmbeddedOptions {
 export interface EmbeddedServer {
   /** A connection string for the server's socket. */
   readonly url: string;
-  /** The cluster directory. */
-  readonly clusterDir: string;
-  /** Whether this process started the server (rather than joining one that ran). */
-  readonly started: boolean;
   /**
    * Ends this process's use; stops the server if no other process uses it.
    * Close every other connection first.
@@ -214,7 +211,7 @@ async function keep(url: string): Promise<pg.Client | undefined> {
   }
 }
 
-/** Starts the server and waits until it answers; resolves false if another process's server holds the cluster. */
+/** Starts the server and waits until it answers; resolves false if another process's server took the cluster first. */
 async function startServer(
   programs: PostgresBinaries,
   dataDir: string,
@@ -260,17 +257,8 @@ async function startServer(
         `the embedded PostgreSQL did not start: ${lastLine(tail(dataDir))} (its log: ${join(resolve(dataDir), SERVER_LOG)})`,
       );
     }
-    const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
-    probe.on("error", () => undefined);
-    try {
-      await probe.connect();
-      await probe.query("SELECT 1");
-      return true;
-    } catch {
-      await sleep(50);
-    } finally {
-      await probe.end().catch(() => undefined);
-    }
+    if (await postgresAnswers(url)) return true;
+    await sleep(50);
   }
   child.kill("SIGQUIT");
   throw new EmbeddedServerError(`the embedded PostgreSQL did not answer within 60 s (its log: ${join(resolve(dataDir), SERVER_LOG)})`);
@@ -326,7 +314,6 @@ export async function useEmbeddedServer(dataDir: string, options: EmbeddedOption
   const socketDir = socketDirOf(clusterDir, user);
   const url = socketUrl(socketDir, options.role);
 
-  let started = false;
   /** Joins the running server, or starts one; resolves with the keeper. */
   const connect = async (): Promise<pg.Client> => {
     for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
@@ -338,7 +325,8 @@ export async function useEmbeddedServer(dataDir: string, options: EmbeddedOption
         await sleep(100);
         continue;
       }
-      if (await startServer(programs, dataDir, clusterDir, socketDir, user, url)) started = true;
+      // Started, or another process's start won the cluster: either way, join on the next turn.
+      await startServer(programs, dataDir, clusterDir, socketDir, user, url);
     }
     throw new EmbeddedServerError(
       `the embedded PostgreSQL in ${clusterDir} does not answer (its log: ${join(resolve(dataDir), SERVER_LOG)})`,
@@ -380,10 +368,6 @@ export async function useEmbeddedServer(dataDir: string, options: EmbeddedOption
   let released: Promise<void> | undefined;
   return {
     url,
-    clusterDir,
-    get started() {
-      return started;
-    },
     release() {
       released ??= (async () => {
         releasing = true;

@@ -8,6 +8,7 @@ import { execFile } from "node:child_process";
 import { accessSync, constants, existsSync, readFileSync, readdirSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
+import pg from "pg";
 
 const run = promisify(execFile);
 
@@ -166,4 +167,19 @@ export function isRunning(pid: number): boolean {
   }
   const stat = procStat(pid);
   return !stat || (stat.state !== "Z" && stat.state !== "X");
+}
+
+/** Whether the server at `url` accepts a connection and answers a statement within about a second. */
+export async function postgresAnswers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }

@@ -19,12 +19,12 @@ import { chownSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, 
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import {
   embeddedPostgres,
   initCluster,
   onPath,
   type PostgresBinaries,
+  postgresAnswers,
   type ServerUser,
   serverUser,
   systemPostgres,
@@ -291,20 +291,6 @@ function signal(pid: number, name: NodeJS.Signals): void {
 
 // ---------------------------------------------------------------------------
 // PostgreSQL and Redis
-
-async function postgresAnswers(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
-  client.on("error", () => undefined);
-  try {
-    await client.connect();
-    await client.query("SELECT 1");
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
 
 export interface PostgresOptions {
   /** Which binaries to use; default: the machine's when installed, else the npm package's. */

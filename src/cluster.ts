@@ -23,6 +23,7 @@ import type { Logger } from "pino";
 import { AggregatorRegistry } from "prom-client";
 import { RateLimiterClusterMaster } from "rate-limiter-flexible";
 import type { Config } from "./config.js";
+import { isPGliteDir } from "./db/embedded.js";
 import { CLUSTER_METRICS, type MetricsRequest } from "./observe/metrics.js";
 import { announce, developmentKey, openForGateway, prepare, printDevelopmentKey } from "./serve.js";
 
@@ -30,13 +31,14 @@ import { announce, developmentKey, openForGateway, prepare, printDevelopmentKey 
 const STEADY_MS = 5_000;
 
 export async function runPrimary(config: Config, log: Logger): Promise<void> {
-  const db = await openForGateway(config, log);
-  if (db.kind === "pglite") {
+  // Checked before anything opens it: a PGlite directory may already be open in another process.
+  if (!config.databaseUrl && isPGliteDir(config.dataDir)) {
     process.stderr.write(
-      `npm start: WEB_CONCURRENCY above 1 needs PostgreSQL, and ${config.dataDir} holds a PGlite database, which one process alone can open: carry it over first (see the README)\n`,
+      `npm start: WEB_CONCURRENCY above 1 needs PostgreSQL, and ${config.dataDir} holds a PGlite database, which one process alone can open: stop the gateway and run npm run db:carry-over first\n`,
     );
     process.exit(2);
   }
+  const db = await openForGateway(config, log);
   let newKey: string | undefined;
   try {
     if (await prepare(db, log)) newKey = await developmentKey(db);

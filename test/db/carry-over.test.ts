@@ -48,6 +48,15 @@ it("refuses while the previous version's gateway has the directory, and changes 
   expect(existsSync(join(dataDir, CLUSTER_DIR))).toBe(false);
 }, 180_000);
 
+it("WEB_CONCURRENCY on a PGlite DATA_DIR: exit 2 and one line naming the carry-over, before anything opens it", async () => {
+  const gateway = await startGateway("pglite-workers", { DATA_DIR: dataDir, WEB_CONCURRENCY: "2" });
+  expect(await gateway.exited).toBe(2);
+  expect(gateway.output()).toBe(
+    `npm start: WEB_CONCURRENCY above 1 needs PostgreSQL, and ${dataDir} holds a PGlite database, which one process alone can open: stop the gateway and run npm run db:carry-over first\n`,
+  );
+  expect(isPGliteDir(dataDir)).toBe(true);
+}, 60_000);
+
 it("carries every row into the embedded PostgreSQL, checked row for row, and keeps PGlite's files", async () => {
   const carried = await cli(dataDir, "carry-over", [], { timeoutMs: 180_000 });
   expect(carried.stderr).toMatch(/checking row for row…\n/);

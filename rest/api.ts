@@ -217,7 +217,7 @@ export class RestApi {
         .map((n) => `${n} ${String(values[n])}`)
         .join(", ");
       const answer: Answer = body ? { status: 200, body } : { status: 404, body: failure(`${what || "resource"} not found`) };
-      if (this.cache?.enabled) this.cache.set(key, keep(answer), context.validity.until - context.now.getTime());
+      if (this.cache?.enabled) this.cache.set(key, keep(answer), context.validForMs());
       return answer;
     } catch (error) {
       onError?.(error);

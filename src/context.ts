@@ -18,10 +18,24 @@ export interface Context {
    * the clock (environment) was part of it. The answer cache keeps it until then.
    */
   validity: Validity;
+  /**
+   * How long from this moment the answer stays true: to `validity.until`
+   * from `now`, less the time spent since the request began. A cache keeps it
+   * that long from when it stores it, so an answer that took long to compute
+   * is not kept past its instant.
+   */
+  validForMs(): number;
 }
 
 /** The per-request context over a shared read client. */
 export function createContext(prisma: ReadClient, now = new Date()): Context {
   const validity: Validity = { until: Number.POSITIVE_INFINITY };
-  return { prisma, loaders: createLoaders(prisma, now, validity), now, validity };
+  const begun = performance.now();
+  return {
+    prisma,
+    loaders: createLoaders(prisma, now, validity),
+    now,
+    validity,
+    validForMs: () => validity.until - now.getTime() - (performance.now() - begun),
+  };
 }

@@ -37,8 +37,7 @@ export function useGraphQLCache(options: GraphQLCacheOptions): Plugin<Record<str
       const { errors, data } = result as ExecutionResult;
       if (errors?.length || data === undefined || data === null) return;
       const body: ExecutionResult = { data };
-      const { validity, now } = context;
-      cache.set(key, { status: 200, body, text: JSON.stringify(body) }, validity.until - now.getTime());
+      cache.set(key, { status: 200, body, text: JSON.stringify(body) }, context.validForMs());
     },
   };
 }

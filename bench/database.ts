@@ -1,20 +1,22 @@
 /**
- * A throwaway database for a benchmark: PGlite in a temporary directory on
- * disk (as `npm start` keeps it; an in-memory one would count the whole
- * database as RSS), or a new database on the PostgreSQL server at
- * TEST_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/test).
- * `drop` removes it.
+ * A throwaway database for a benchmark: the embedded PostgreSQL in a
+ * temporary DATA_DIR (as `npm start` keeps it), or a new database on the
+ * PostgreSQL server at TEST_DATABASE_URL (default
+ * postgresql://postgres@127.0.0.1:5432/test). `drop` removes it, after `close`.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Database, openDatabase } from "../src/db/driver.js";
 import { createThrowawayDatabase } from "../test/support/throwaway-postgres.js";
 
-export async function benchDatabase(pglite: boolean): Promise<Database & { drop: () => Promise<void> }> {
-  if (pglite) {
+export async function benchDatabase(embedded: boolean): Promise<Database & { drop: () => Promise<void> }> {
+  if (embedded) {
     const dir = mkdtempSync(join(tmpdir(), "gw-bench-"));
-    const db = await openDatabase({ dataDir: dir });
+    // As root the server runs as an unprivileged user, who must reach DATA_DIR.
+    chmodSync(dir, 0o711);
+    const db = await openDatabase({ dataDir: join(dir, "data"), role: "bench" });
+    // Called after `close`, which stopped the server (its only user).
     return Object.assign(db, { drop: async () => rmSync(dir, { recursive: true, force: true }) });
   }
   const { url, drop } = await createThrowawayDatabase(

@@ -7,8 +7,8 @@
  * that its peak RSS is its own: rows per second and peak memory, and the
  * time of one hourly payload, new and again (unchanged).
  *
- *   npm run bench:ingest                         # PostgreSQL at TEST_DATABASE_URL, and PGlite
- *   npm run bench:ingest -- --databases pglite   # one of them
+ *   npm run bench:ingest                           # PostgreSQL at TEST_DATABASE_URL, and the embedded default
+ *   npm run bench:ingest -- --databases embedded   # one of them
  *   npm run bench:ingest -- --hours 6            # a smaller run
  */
 import { execFileSync } from "node:child_process";
@@ -29,13 +29,13 @@ import { taiwanScale } from "./taiwan.js";
 
 const LINE = {
   name: "bench:ingest",
-  usage: `usage: npm run bench:ingest -- [--databases postgres,pglite] [--hours N]
+  usage: `usage: npm run bench:ingest -- [--databases postgres,embedded] [--hours N]
 
 Ingests --hours (default 24) hourly CWA and MOENV payloads at the seed's Taiwan
 scale (1,215 and 84 stations), and imports the same rows as one platform
 export, each in a process of its own; prints rows per second and peak RSS.`,
   options: {
-    databases: { type: "string", default: "postgres,pglite" },
+    databases: { type: "string", default: "postgres,embedded" },
     hours: { type: "string", default: "24" },
     /** Internal: run one measurement in this process and print it as JSON. */
     measure: { type: "string" },
@@ -110,8 +110,8 @@ const read = (source: "cwa" | "moenv", text: string): Feed => (source === "cwa" 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const peakRssMiB = () => (process.resourceUsage().maxRSS * 1024) / 2 ** 20;
 
-async function measureIngest(pglite: boolean): Promise<Measured> {
-  const db = await benchDatabase(pglite);
+async function measureIngest(embedded: boolean): Promise<Measured> {
+  const db = await benchDatabase(embedded);
   try {
     await migrate(db);
     const { schools } = world();
@@ -159,8 +159,8 @@ function* exportChunks(): Generator<string> {
   yield "]}";
 }
 
-async function measureImport(pglite: boolean): Promise<Measured> {
-  const db = await benchDatabase(pglite);
+async function measureImport(embedded: boolean): Promise<Measured> {
+  const db = await benchDatabase(embedded);
   try {
     await migrate(db);
     const started = performance.now();
@@ -174,11 +174,11 @@ async function measureImport(pglite: boolean): Promise<Measured> {
 
 if (values.measure) {
   const [what, database] = values.measure.split(":");
-  const measured = await (what === "ingest" ? measureIngest : measureImport)(database === "pglite");
+  const measured = await (what === "ingest" ? measureIngest : measureImport)(database === "embedded");
   process.stdout.write(`${JSON.stringify(measured)}\n`);
 } else {
   const report = benchReport("bench:ingest");
-  const databases = values.databases.split(",").filter((d) => d === "postgres" || d === "pglite");
+  const databases = values.databases.split(",").filter((d) => d === "postgres" || d === "embedded");
   report.say(`${HOURS} hours of 1,215 CWA and 84 MOENV stations (${(HOURS * 1299).toLocaleString("en")} observations), ${SCHOOLS} schools`);
   report.say("| database | path | observations | seconds | rows/s | peak RSS | one payload, median | the same payload again |");
   report.say("| --- | --- | --- | --- | --- | --- | --- | --- |");

@@ -8,7 +8,7 @@
  *   - the 100-school snapshot list  GET /api/v1/environment/snapshot?limit=100
  *
  *   npm run bench:environment                    # PostgreSQL at TEST_DATABASE_URL
- *   npm run bench:environment -- --pglite        # embedded PGlite (slower import)
+ *   npm run bench:environment -- --embedded      # the embedded default's PostgreSQL
  *   npm run bench:environment -- --days 30       # a smaller run
  */
 import { Readable } from "node:stream";
@@ -26,14 +26,14 @@ const report = benchReport("bench:environment");
 
 const LINE = {
   name: "bench:environment",
-  usage: `usage: npm run bench:environment -- [--pglite] [--days N] [--runs N]
+  usage: `usage: npm run bench:environment -- [--embedded] [--days N] [--runs N]
 
 Imports a synthetic Taiwan-scale export (1,215 weather and 84 air stations,
 hourly for --days days, default 90) into PostgreSQL at TEST_DATABASE_URL (or
-PGlite with --pglite), then times the history and snapshot operations over
+the embedded default's with --embedded), then times the history and snapshot operations over
 --runs runs (default 20).`,
   options: {
-    pglite: { type: "boolean", default: false },
+    embedded: { type: "boolean", default: false },
     days: { type: "string", default: "90" },
     runs: { type: "string", default: "20" },
   },
@@ -84,7 +84,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 async function main() {
   report.progress.phase("opening");
-  const db = await benchDatabase(values.pglite);
+  const db = await benchDatabase(values.embedded);
   report.progress.phase("migrating");
   await migrate(db);
   const t0 = performance.now();

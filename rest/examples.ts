@@ -6,8 +6,7 @@
  * do, and a test regenerates them to prove the committed ones true.
  */
 import { createReadClient } from "../src/db/client.js";
-import { openDatabase } from "../src/db/driver.js";
-import { migrate } from "../src/db/migrate.js";
+import type { Database } from "../src/db/driver.js";
 import { demoExportStream } from "../src/demo/index.js";
 import { importExport } from "../src/import/apply.js";
 import { createGateway } from "../src/server.js";
@@ -41,12 +40,13 @@ function shortened(body: unknown): unknown {
   return body;
 }
 
-/** Builds the examples: the demo data in a database in memory, each request answered by the gateway. */
-export async function collectExamples(): Promise<Record<string, Example>> {
-  const db = await openDatabase({ dataDir: "memory://" });
+/**
+ * Builds the examples: the demo data imported into `db` (empty and migrated;
+ * the caller throws it away), each request answered by the gateway.
+ */
+export async function collectExamples(db: Database): Promise<Record<string, Example>> {
   const prisma = createReadClient(db);
   try {
-    await migrate(db);
     await importExport(db, demoExportStream({ now: NOW, days: 3 }));
     const gateway = createGateway({ db, prisma, auth: false, now: () => NOW });
     const get = async (path: string) => {
@@ -69,6 +69,5 @@ export async function collectExamples(): Promise<Record<string, Example>> {
     return examples;
   } finally {
     await prisma.$disconnect();
-    await db.close();
   }
 }

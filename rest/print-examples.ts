@@ -1,6 +1,14 @@
-/** Writes rest/examples.json from the demo data (`npm run openapi:examples`); then `npm run openapi:print`. */
-import { writeFileSync } from "node:fs";
+/**
+ * Writes rest/examples.json from the demo data (`npm run openapi:examples`),
+ * imported into an embedded PostgreSQL of its own in a temporary DATA_DIR;
+ * then `npm run openapi:print`.
+ */
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { commandLine } from "../src/cli/args.js";
+import { openDatabase } from "../src/db/driver.js";
+import { migrate } from "../src/db/migrate.js";
 import { EXAMPLES_FILE } from "./example-file.js";
 import { collectExamples } from "./examples.js";
 
@@ -10,5 +18,18 @@ commandLine({
   options: {},
 });
 
-writeFileSync(EXAMPLES_FILE, `${JSON.stringify(await collectExamples(), null, 2)}\n`);
+const dir = mkdtempSync(join(tmpdir(), "openapi-examples-"));
+// As root, the embedded server runs as an unprivileged user, who must reach DATA_DIR.
+chmodSync(dir, 0o711);
+try {
+  const db = await openDatabase({ dataDir: join(dir, "data"), role: "openapi:examples" });
+  try {
+    await migrate(db);
+    writeFileSync(EXAMPLES_FILE, `${JSON.stringify(await collectExamples(db), null, 2)}\n`);
+  } finally {
+    await db.close();
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
 console.log(`wrote ${EXAMPLES_FILE}`);

@@ -23,7 +23,6 @@ import type { Logger } from "pino";
 import { AggregatorRegistry } from "prom-client";
 import { RateLimiterClusterMaster } from "rate-limiter-flexible";
 import type { Config } from "./config.js";
-import { isPGliteDir } from "./db/embedded.js";
 import { CLUSTER_METRICS, type MetricsRequest } from "./observe/metrics.js";
 import { announce, developmentKey, openForGateway, prepare, printDevelopmentKey } from "./serve.js";
 
@@ -31,13 +30,6 @@ import { announce, developmentKey, openForGateway, prepare, printDevelopmentKey 
 const STEADY_MS = 5_000;
 
 export async function runPrimary(config: Config, log: Logger): Promise<void> {
-  // Checked before anything opens it: a PGlite directory may already be open in another process.
-  if (!config.databaseUrl && isPGliteDir(config.dataDir)) {
-    process.stderr.write(
-      `npm start: WEB_CONCURRENCY above 1 needs PostgreSQL, and ${config.dataDir} holds a PGlite database, which one process alone can open: stop the gateway and run npm run db:carry-over first\n`,
-    );
-    process.exit(2);
-  }
   const db = await openForGateway(config, log);
   let newKey: string | undefined;
   try {

@@ -6,21 +6,15 @@
  * worker of WEB_CONCURRENCY (src/cluster.ts).
  */
 import cluster from "node:cluster";
-import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import { AnswerCache } from "./cache/answers.js";
-import { serveCommands } from "./cli/channel.js";
-import { DATABASE_COMMANDS } from "./cli/commands/index.js";
 import type { Config } from "./config.js";
+import { CarryOverError, openCarryingOver } from "./db/carry-over.js";
 import { createReadClient } from "./db/client.js";
 import { SnapshotStore } from "./environment/stored.js";
-import { type Database, DataDirError, openDatabase } from "./db/driver.js";
-import { EmbeddedServerError, isPGliteDir } from "./db/embedded.js";
+import type { Database } from "./db/driver.js";
+import { EmbeddedServerError } from "./db/embedded.js";
 import { migrate } from "./db/migrate.js";
-import { claim, ownedMessage } from "./db/owner.js";
 import { demoExportChunks } from "./demo/index.js";
 import { importExport } from "./import/apply.js";
 import { KeyStore } from "./keys/store.js";
@@ -64,19 +58,28 @@ export async function prepare(db: Database, log: Logger): Promise<boolean> {
 }
 
 /**
- * Opens the configured database for a gateway process; a DATA_DIR that cannot
- * be used is told in one line on standard error, and the process exits 1.
+ * Opens the configured database for a gateway process, carrying a PGlite
+ * DATA_DIR over first. A DATA_DIR that cannot be used is told in one line on
+ * standard error, and the process exits 1 (2 while a process of an earlier
+ * version holds it).
  */
 export function openForGateway(config: Config, log: Logger): Promise<Database> {
-  return openDatabase({
-    ...config,
-    role: cluster.isWorker ? "gateway worker" : "gateway",
-    onConnectionError: (error) => log.warn({ err: String(error) }, "database connection lost; the pool replaces it"),
-    onServerEvent: ({ message, error }) => (error ? log.error({ err: error }, message) : log.warn(message)),
-  }).catch((error: unknown) => {
-    if (!(error instanceof DataDirError || error instanceof EmbeddedServerError)) throw error;
+  return openCarryingOver(
+    {
+      ...config,
+      role: cluster.isWorker ? "gateway worker" : "gateway",
+      onConnectionError: (error) => log.warn({ err: String(error) }, "database connection lost; the pool replaces it"),
+      onServerEvent: ({ message, error }) => (error ? log.error({ err: error }, message) : log.warn(message)),
+    },
+    (phase) =>
+      log.warn(
+        { dataDir: config.dataDir, phase },
+        "DATA_DIR holds PGlite's data (an earlier version's): carrying it into the embedded PostgreSQL",
+      ),
+  ).catch((error: unknown) => {
+    if (!(error instanceof CarryOverError || error instanceof EmbeddedServerError)) throw error;
     process.stderr.write(`npm start: ${error.message}\n`);
-    process.exit(1);
+    process.exit(error instanceof CarryOverError && error.inUse ? 2 : 1);
   });
 }
 
@@ -95,41 +98,15 @@ export function printDevelopmentKey(config: Config, key: string): void {
 /** Serves until SIGTERM or SIGINT (then the process exits). */
 export async function serve(config: Config, log: Logger): Promise<void> {
   setHeapGrowth(config.heapGrowthPercent);
-  // A DATA_DIR still written by PGlite has one owner (src/db/owner.ts): this
-  // gateway, which also runs the database commands sent to its socket while it serves.
-  let socketPath: string | undefined;
-  if (!config.databaseUrl && isPGliteDir(config.dataDir)) {
-    mkdirSync(config.dataDir, { recursive: true });
-    socketPath = commandSocketPath(config.dataDir);
-    const claimed = claim(config.dataDir, "gateway", socketPath);
-    if (!claimed.held) {
-      process.stderr.write(`npm start: ${ownedMessage(config.dataDir, claimed.owner)}\n`);
-      process.exit(2);
-    }
-    process.once("exit", () => claimed.release());
-    log.warn(
-      { dataDir: config.dataDir },
-      "DATA_DIR holds a PGlite database (the previous embedded engine), served as before; stop the gateway and run npm run db:carry-over to carry it into the embedded PostgreSQL",
-    );
-  }
-  let db = await openForGateway(config, log);
+  const db = await openForGateway(config, log);
   // With WEB_CONCURRENCY, the primary has prepared the database (and printed the key) before forking.
-  let newKey: string | undefined;
-  if (await prepare(db, log)) {
-    newKey = await developmentKey(db);
-    if (db.kind === "pglite") {
-      // PGlite's WebAssembly heap grew for the import and never shrinks: serve from a fresh one (about 0.5 GB less).
-      await db.close();
-      db = await openForGateway(config, log);
-    }
-  }
+  const newKey = (await prepare(db, log)) ? await developmentKey(db) : undefined;
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
   const keys = new KeyStore(db, redis ? { announce: () => publishKeyChange(redis, log) } : {});
   // A key revoked or changed by any process (a page, a command) is forgotten here at once:
   // told by the database, and by Redis where it is set.
   const keyChanges = await keys.follow(db);
   const keyChangesOnRedis = config.redisUrl ? followKeyChangesOnRedis(config.redisUrl, () => keys.forgetAll(), log) : undefined;
-  const commands = socketPath ? await serveCommands(socketPath, db, DATABASE_COMMANDS) : undefined;
 
   const limits = new RateLimits({
     defaults: { perMinute: config.perMinute, perDay: config.perDay },
@@ -156,7 +133,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   // Every school's environment snapshot, computed when the data changes rather than per request.
   const stored = new SnapshotStore(db, prisma, { log });
   await stored.follow(db);
-  if (db.poolStats) observePool(db.poolStats);
+  observePool(db.poolStats);
   // Set by the first SIGTERM or SIGINT (stop, below); from then on /readyz answers 503.
   let stopping = false;
   const gateway = createGateway({
@@ -188,8 +165,8 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   /**
    * Graceful shutdown: stop accepting, let the requests in flight finish (up to
    * SHUTDOWN_TIMEOUT_MS, then their connections are cut), and only then close
-   * the command socket, Redis and the database (PGlite flushes its directory),
-   * and exit 0.
+   * Redis and the database (the last process to leave the embedded server
+   * stops it), and exit 0.
    */
   async function stop(signal: NodeJS.Signals): Promise<void> {
     // A second signal (an impatient operator, or a process group's and a
@@ -203,7 +180,6 @@ export async function serve(config: Config, log: Logger): Promise<void> {
       log.warn({ timeoutMs: config.shutdownTimeoutMs }, "requests still in flight at SHUTDOWN_TIMEOUT_MS: their connections were cut");
     }
     metricsServer?.close();
-    commands?.close();
     redis?.disconnect();
     keyChangesOnRedis?.close();
     await answers.close();
@@ -215,14 +191,4 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     process.exit(0);
   }
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stop(signal));
-}
-
-/**
- * The command socket: in the user's runtime directory (or the temporary one),
- * named after the data directory. Not inside it: PGlite's dump of the
- * directory (db:backup) cannot read a socket.
- */
-function commandSocketPath(dataDir: string): string {
-  const name = `uedu-gateway-${createHash("sha256").update(resolve(dataDir)).digest("hex").slice(0, 16)}.sock`;
-  return join(process.env.XDG_RUNTIME_DIR || tmpdir(), name);
 }

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { KeyStore } from "../src/keys/store.js";
-import { freshPostgres } from "./support/databases.js";
+import { freshDatabase } from "./support/databases.js";
 import { type GatewayProcess, startGateway, stopAllGateways, waitReady } from "./support/gateway-process.js";
 
 const README = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8");
@@ -31,7 +31,7 @@ let drop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   // A fresh database: the gateway finds it empty and imports the demo data, as `npm start` does.
-  const db = await freshPostgres();
+  const db = await freshDatabase();
   drop = db.close; // closes this connection and drops the database
   gateway = await startGateway("readme", { DATABASE_URL: db.url });
   await waitReady(gateway, 180_000);

@@ -3,8 +3,8 @@
  * are measured apart from the gateway's):
  *
  * - **bare**, on BARE_PORT: a plain `node:http` handler for operations 2, 3
- *   and 10 that sends the SQL statements the gateway sends (through `pg`, or
- *   through PGlite in the process for the embedded case) and writes the same
+ *   and 10 that sends the SQL statements the gateway sends (through `pg`, on
+ *   the gateway's server: the embedded one's socket, or PostgreSQL's) and writes the same
  *   JSON body. No GraphQL, no Prisma, no plugins, no key check.
  * - **static**, on STATIC_PORT: the gateway's exact answers (BENCH_BODIES, a
  *   JSON file of path → body), written from memory: the physical limit.
@@ -13,8 +13,6 @@
  */
 import { readFileSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
-import { PGlite } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import pg from "pg";
 
 type Run = <Row>(sql: string, params: unknown[]) => Promise<Row[]>;
@@ -22,19 +20,11 @@ type Run = <Row>(sql: string, params: unknown[]) => Promise<Row[]>;
 const DATE_OID = 1082;
 
 async function connect(): Promise<Run> {
-  const url = process.env.BENCH_DATABASE_URL;
-  if (url) {
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
-    const types = {
-      getTypeParser: (oid: number, format?: string) =>
-        oid === DATE_OID ? (v: string) => v : pg.types.getTypeParser(oid, format as "text"),
-    };
-    return async <Row>(text: string, values: unknown[]) => (await pool.query({ text, values, types } as pg.QueryConfig)).rows as Row[];
-  }
-  // A copy of the gateway's data directory (the gateway owns its own).
-  const db = await PGlite.create(process.env.BENCH_DATA_DIR!, { extensions: { pg_trgm } });
-  return async <Row>(sql: string, params: unknown[]) =>
-    (await db.query<Row>(sql, params, { parsers: { [DATE_OID]: (v: string) => v } })).rows;
+  const pool = new pg.Pool({ connectionString: process.env.BENCH_DATABASE_URL, max: 10 });
+  const types = {
+    getTypeParser: (oid: number, format?: string) => (oid === DATE_OID ? (v: string) => v : pg.types.getTypeParser(oid, format as "text")),
+  };
+  return async <Row>(text: string, values: unknown[]) => (await pool.query({ text, values, types } as pg.QueryConfig)).rows as Row[];
 }
 
 const COURSE = `"public"."course"."id", "public"."course"."university_id", "public"."course"."class_name", "public"."course"."course_number", "public"."course"."course_class", "public"."course"."course_name_chinese", "public"."course"."course_name_english", "public"."course"."instructor", "public"."course"."instructor_english", "public"."course"."department", "public"."course"."department_english", "public"."course"."semester", "public"."course"."start_date", "public"."course"."end_date", "public"."course"."teaching_goal", "public"."course"."teaching_goal_english", "public"."course"."teaching_content", "public"."course"."teaching_content_english", "public"."course"."class_memo", "public"."course"."is_public"`;

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the gateway under load over loopback, beside baselines
- * measured in the same run, on PostgreSQL and on the embedded default (or PGlite, the previous one).
+ * measured in the same run, on PostgreSQL and on the embedded default.
  *
  * It builds the gateway (`npm run build`), fills three databases of each kind
  * at once (datasets.ts), and then for each kind starts the gateway as
@@ -10,8 +10,8 @@
  * after a warm-up, in interleaved rounds: each round runs every case on
  * every server before the next round begins. It prints and stores medians.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -27,14 +27,14 @@ import { haveWrk, type Load, type Round, wrk } from "./wrk.js";
 
 const LINE = {
   name: "bench",
-  usage: `usage: npm run bench -- [--databases postgres,embedded,pglite] [--seconds N] [--rounds N]
+  usage: `usage: npm run bench -- [--databases postgres,embedded] [--seconds N] [--rounds N]
                           [--connections 1,16,64] [--only TEXT] [--quick] [--readme]
 
 Measures the gateway under load (wrk over loopback) beside a bare node:http
 handler running the same SQL and a handler writing the same bytes from
 memory, on PostgreSQL (a new database on TEST_DATABASE_URL's server, default
 postgresql://postgres@127.0.0.1:5432/test) and on the embedded default (a
-DATA_DIR of its own; pglite: the previous default). Prints a table of
+DATA_DIR of its own). Prints a table of
 medians over --rounds interleaved rounds of --seconds each (defaults 3 and 1)
 and writes them to artifacts/bench.json; with --readme, also into README.md.
 --only keeps the cases whose name contains TEXT. --quick runs one round of
@@ -53,11 +53,11 @@ const { values } = commandLine(LINE);
 const SECONDS = integerOption(LINE, "seconds", values.seconds, 1);
 const ROUNDS = values.quick ? 1 : integerOption(LINE, "rounds", values.rounds, 1);
 const CONNECTIONS = (values.quick ? "16" : values.connections).split(",").map((c) => integerOption(LINE, "connections", c, 1));
-/** A PostgreSQL server of our own (DATABASE_URL), the embedded default, or a PGlite DATA_DIR (the previous default). */
-type Kind = "postgres" | "embedded" | "pglite";
+/** A PostgreSQL server of our own (DATABASE_URL), or the embedded default. */
+type Kind = "postgres" | "embedded";
 const KINDS = (values.quick ? "postgres" : values.databases).split(",") as Kind[];
-if (KINDS.some((k) => k !== "postgres" && k !== "embedded" && k !== "pglite")) {
-  process.stderr.write("npm run bench: --databases lists postgres, embedded and/or pglite\n");
+if (KINDS.some((k) => k !== "postgres" && k !== "embedded")) {
+  process.stderr.write("npm run bench: --databases lists postgres and/or embedded\n");
   process.exit(2);
 }
 if (!haveWrk()) {
@@ -111,16 +111,6 @@ async function prepare(kind: Kind, dataset: DatasetName): Promise<Prepared> {
       await db.close();
     }
   }
-  if (kind === "pglite") {
-    const dir = join(work, dataset);
-    const filled = await fillInChild(dir, dataset);
-    return {
-      ...filled,
-      env: { DATA_DIR: dir },
-      postmaster: () => undefined,
-      drop: async () => rmSync(dir, { recursive: true, force: true }),
-    };
-  }
   const name = `uedu_bench_${dataset.replace("-", "_")}_${process.pid}`;
   const admin = new pg.Client({ connectionString: SERVER });
   await admin.connect();
@@ -147,20 +137,6 @@ async function prepare(kind: Kind, dataset: DatasetName): Promise<Prepared> {
   } finally {
     await db.close();
   }
-}
-
-/** Fills a PGlite directory in a child process (fill.ts), so that this process stays free for PostgreSQL's. */
-async function fillInChild(dir: string, dataset: DatasetName): Promise<Filled> {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/http/fill.ts", dir, dataset, NOW.toISOString()], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let out = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    out += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  if (code !== 0) throw new Error(`filling ${dataset} on PGlite failed (exit ${code})`);
-  return JSON.parse(out.trim().split("\n").at(-1)!) as Filled;
 }
 
 /** The built gateway (`npm run build`), as production runs it. */
@@ -198,18 +174,17 @@ type Target = "gateway" | "cached" | "workers" | "bare" | "static";
 
 /**
  * The datasets of each kind. The growth sets run on PostgreSQL only: their
- * targets are PostgreSQL's, and PGlite takes 2.5 minutes to fill the
- * Taiwan-scale one, which would put the run over 15 minutes.
+ * targets are PostgreSQL's, and filling them twice would put the run over
+ * 15 minutes.
  */
 const DATASETS_OF: Record<Kind, DatasetName[]> = {
   postgres: Object.keys(DATASETS) as DatasetName[],
   embedded: ["demo"],
-  pglite: ["demo"],
 };
 
 /**
  * The connection counts a case runs at: its own, or the run's; on the
- * embedded default and PGlite only the middle one (it compares with
+ * embedded default only the middle one (it compares with
  * PostgreSQL's row at the same count; all three would put the run over 15
  * minutes).
  */
@@ -228,31 +203,20 @@ async function benchDatabase(kind: Kind, all: Map<DatasetName, Prepared>, result
 
 async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared, list: Case[], results: Result[]) {
   report.progress.phase(`${kind}/${dataset}: starting`);
-  // The bare handler on PGlite reads a copy of the directory, taken before the gateway opens it.
-  // So does the second gateway (the one with its cache on).
-  const copy = (suffix: string) => {
-    const dir = `${prepared.env.DATA_DIR}-${suffix}`;
-    cpSync(prepared.env.DATA_DIR!, dir, { recursive: true });
-    return dir;
-  };
   // Growth cases run on the gateway alone: the other servers start only for the rest.
   const compared = list.some((c) => !c.growth);
   // On the embedded default the other processes join the server the first gateway started.
   const bareEnv: Record<string, string> = !compared
     ? {}
-    : kind === "pglite"
-      ? { BENCH_DATA_DIR: copy("bare") }
-      : kind === "embedded"
-        ? {
-            BENCH_DATABASE_URL: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(join(prepared.env.DATA_DIR!, CLUSTER_DIR))}&port=5432`,
-          }
-        : { BENCH_DATABASE_URL: prepared.env.DATABASE_URL! };
-  const cachedEnv: Record<string, string> = compared && kind === "pglite" ? { DATA_DIR: copy("cached") } : prepared.env;
+    : kind === "embedded"
+      ? {
+          BENCH_DATABASE_URL: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(join(prepared.env.DATA_DIR!, CLUSTER_DIR))}&port=5432`,
+        }
+      : { BENCH_DATABASE_URL: prepared.env.DATABASE_URL! };
   const gateway = await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0" });
-  const cached = compared ? await startGateway({ ...cachedEnv, RESPONSE_CACHE_MS: "600000" }) : undefined;
-  // On PostgreSQL, the embedded one included, the same with two worker processes (src/cluster.ts), cache off.
-  const workers =
-    compared && kind !== "pglite" ? await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0", WEB_CONCURRENCY: "2" }) : undefined;
+  const cached = compared ? await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "600000" }) : undefined;
+  // The same with two worker processes (src/cluster.ts), cache off.
+  const workers = compared ? await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0", WEB_CONCURRENCY: "2" }) : undefined;
   let baseline: Measured | undefined;
   try {
     // The gateway's answers: checked, and kept for the static handler.
@@ -323,7 +287,7 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
         // Round 0 is the warm-up: not kept.
         const figures = await wrk(loadOf(bases[target], c, prepared.key), connections, round === 0 ? 1 : SECONDS);
         const used = cpuMs(pid) - cpu;
-        // wrk stops with requests still queued (64 of them, on PGlite behind one connection): one
+        // wrk stops with requests still queued (up to one per connection): one
         // more request waits behind them, so that the next run does not start on their backlog.
         await answer(loadOf(bases[target], c, prepared.key));
         report.progress.set(++done);
@@ -362,8 +326,6 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
     await gateway.server.stop();
     await cached?.server.stop();
     await workers?.server.stop();
-    if (bareEnv.BENCH_DATA_DIR) rmSync(bareEnv.BENCH_DATA_DIR, { recursive: true, force: true });
-    if (cachedEnv.DATA_DIR !== prepared.env.DATA_DIR) rmSync(cachedEnv.DATA_DIR!, { recursive: true, force: true });
   }
 }
 
@@ -374,7 +336,7 @@ try {
   const built = spawnSync(process.execPath, ["scripts/build.mjs"], { stdio: ["ignore", "ignore", "inherit"] });
   if (built.status !== 0) throw new Error("npm run build failed");
   report.say(table([], { header: true }));
-  // Both kinds fill at once (PostgreSQL's work runs in its server, PGlite's in a child process); nothing is measured yet.
+  // Both kinds fill at once (each one's work runs in its own server); nothing is measured yet.
   const filled = await Promise.allSettled(
     KINDS.map(async (kind) => {
       const all = new Map<DatasetName, Prepared>();

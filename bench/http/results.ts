@@ -5,7 +5,7 @@ import type { Round } from "./wrk.js";
 type Measured = Round & { cpuMsPerRequest: number; peakMiB: number; serverMiB?: number };
 
 export interface Result {
-  database: "postgres" | "embedded" | "pglite";
+  database: "postgres" | "embedded";
   dataset: string;
   name: string;
   connections: number;
@@ -27,7 +27,7 @@ export interface Figures {
   p99Ms: number;
   cpuMsPerRequest: number;
   peakMiB: number;
-  /** The database server's memory (PSS) at the end of a round, the largest; absent where it is not read (PGlite is in the process). */
+  /** The database server's memory (PSS) at the end of a round, the largest; absent where it could not be read. */
   serverMiB?: number;
 }
 
@@ -106,7 +106,7 @@ const n = (x: number | undefined, digits = 0) =>
 /** Markdown table rows (with the header when asked). */
 export function table(results: Result[], options: { header: boolean }): string {
   const rows = results.map((r) => [
-    { postgres: "PG", embedded: "embedded", pglite: "PGlite" }[r.database],
+    { postgres: "PG", embedded: "embedded" }[r.database],
     r.dataset,
     r.name,
     String(r.connections),

@@ -1,8 +1,6 @@
 /**
  * What a command is (docs/contract.md §7): its arguments, where it writes,
- * what it reads and the database it is given; the same whether it runs from
- * its own command line (./open.ts) or inside the gateway that owns the
- * embedded database (./channel.ts).
+ * what it reads and the database it is given (./open.ts runs it).
  */
 import { open } from "node:fs/promises";
 import { Readable } from "node:stream";
@@ -41,19 +39,13 @@ export type WithDatabase = <T>(work: (db: Database, applied: string[]) => Promis
 export type Command = (args: string[], io: CommandIO, withDatabase: WithDatabase) => Promise<number>;
 
 export interface CommandSpec {
-  /** The name the owner knows it by (`keys`, `import`, `db:migrate`). */
+  /** Its name (`keys`, `import`, `db:migrate`), as the embedded server lists its connections. */
   name: string;
   /** Prefix of the one-line message when it fails. */
   prefix: string;
   /** Its command line: `--help` and usage errors are answered from it before anything is opened. */
   line: CommandLine;
   run: Command;
-  /** The argument that names the command's input file (or `-`), if it reads one. */
-  inputOf?: (args: string[]) => string | undefined;
-  /** The arguments as a gateway that owns the database must see them (paths made absolute). */
-  sendArgs?: (args: string[]) => string[];
-  /** The command replaces the database: it never runs inside a gateway, and refuses while one serves. */
-  exclusive?: boolean;
 }
 
 /** Gives the answer of a command line that is not run (`--help`, or a usage error); resolves to its exit code. */

@@ -3,26 +3,17 @@
  * configuration, open the database, apply pending migrations; and one way to
  * end a command with an exit code and a one-line message.
  *
- * On PostgreSQL, the embedded server included, a command opens the database
- * itself: it joins the embedded server a gateway or another command runs, or
- * starts it for its own work and stops it after (src/db/embedded.ts).
- *
- * A DATA_DIR still written by PGlite has one owner (src/db/owner.ts).
- * When a gateway owns it, the command runs inside the gateway, sent over the
- * gateway's command socket (./channel.ts): a key it creates works at once,
- * and an import is visible at once. When another command owns it, the
- * command refuses with exit 2 and touches nothing. Otherwise the command
- * takes the directory for as long as it runs.
+ * A command opens the database itself: DATABASE_URL's server, or the
+ * embedded one, which it joins when a gateway or another command runs it, or
+ * starts for its own work and stops after (src/db/embedded.ts). A DATA_DIR
+ * still written by PGlite is carried over first (src/db/carry-over.ts).
  */
-import { mkdirSync } from "node:fs";
 import { ConfigError, loadConfig } from "../config.js";
-import { type Database, openDatabase } from "../db/driver.js";
-import { isPGliteDir } from "../db/embedded.js";
+import { CarryOverError, openCarryingOver } from "../db/carry-over.js";
+import type { Database } from "../db/driver.js";
 import { migrate } from "../db/migrate.js";
 import { drawOnStderr, type Progress } from "../observe/progress.js";
-import { claim, ownedMessage, ownerOf } from "../db/owner.js";
 import { readArgs } from "./args.js";
-import { forward } from "./channel.js";
 import { fetchInput } from "./fetch.js";
 import { answerUsage, type CommandIO, type CommandSpec, oneLine, openInput, type WithDatabase } from "./command.js";
 
@@ -34,7 +25,11 @@ export async function openMigrated(
 ): Promise<{ db: Database; applied: string[] }> {
   const config = loadConfig(env);
   progress?.phase("opening");
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, role });
+  const db = await openCarryingOver({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, role }, (phase) =>
+    progress
+      ? progress.phase(`carrying PGlite's data over: ${phase}`)
+      : process.stderr.write(`${role}: carrying PGlite's data over: ${phase}…\n`),
+  );
   try {
     progress?.phase("migrating");
     return { db, applied: await migrate(db) };
@@ -47,14 +42,15 @@ export async function openMigrated(
 /**
  * Runs a command: `main` resolves to the exit code; anything it throws is
  * printed as `<prefix>: <message>` on stderr and exits 1 (2 for a bad
- * configuration, which is the user's to fix like a usage error).
+ * configuration, which is the user's to fix like a usage error, and for a
+ * DATA_DIR that a process of an earlier version holds).
  */
 export function run(prefix: string, main: () => Promise<number>): void {
   main().then(
     (code) => process.exit(code),
     (error: unknown) => {
       process.stderr.write(`${prefix}: ${oneLine(error)}\n`);
-      process.exit(error instanceof ConfigError ? 2 : 1);
+      process.exit(error instanceof ConfigError || (error instanceof CarryOverError && error.inUse) ? 2 : 1);
     },
   );
 }
@@ -74,51 +70,16 @@ export const processIO: CommandIO = {
   progressSink: drawOnStderr,
 };
 
-/**
- * Runs a command from the command line: on a PostgreSQL server directly; on
- * the embedded database through its owning gateway, or as the owner.
- */
+/** Runs a command from the command line. */
 export function runCommand(spec: CommandSpec): void {
   run(spec.prefix, async () => {
     const args = process.argv.slice(2);
     // --help and usage mistakes are answered here, before the configuration
-    // is read or a database or gateway is touched.
+    // is read or a database is touched.
     const read = readArgs(spec.line, args);
     if (!read.ok) return answerUsage(processIO, read);
-    const config = loadConfig();
-    const withOpened = opener(spec.name);
-    if (config.databaseUrl || !isPGliteDir(config.dataDir)) return spec.run(args, processIO, withOpened);
-    const owner = ownerOf(config.dataDir);
-    if (owner && spec.exclusive) return refuse(spec, ownedMessage(config.dataDir, owner));
-    const stillOwner = () => ownerOf(config.dataDir)?.pid === owner?.pid;
-    if (owner?.socket) return forward(owner.socket, spec, args, processIO, stillOwner);
-    // The directory is taken when the command opens the database, not before:
-    // a usage mistake creates nothing and is told as such, whoever owns it.
-    const withOwned: WithDatabase = async (work, progress) => {
-      mkdirSync(config.dataDir, { recursive: true });
-      const claimed = claim(config.dataDir, spec.name);
-      if (!claimed.held) throw new Owned(ownedMessage(config.dataDir, claimed.owner));
-      try {
-        return await withOpened(work, progress);
-      } finally {
-        claimed.release();
-      }
-    };
-    try {
-      return await spec.run(args, processIO, withOwned);
-    } catch (error) {
-      if (error instanceof Owned) return refuse(spec, error.message);
-      throw error;
-    }
+    return spec.run(args, processIO, opener(spec.name));
   });
-}
-
-/** Someone else took the directory between the check and the claim. */
-class Owned extends Error {}
-
-function refuse(spec: CommandSpec, message: string): number {
-  process.stderr.write(`${spec.prefix}: ${message}\n`);
-  return 2;
 }
 
 /** `WithDatabase` for a command that opens the database itself. */

@@ -16,12 +16,16 @@
  * A carry-over stopped at any point is done again, whole, by the next one:
  * until step 4 the directory is still PGlite's, and the copy replaces every
  * row it wrote before.
+ *
+ * The first process of this version to open such a DATA_DIR (`npm start`, a
+ * command) carries it over before anything else (`openCarryingOver`);
+ * `npm run db:carry-over` does it alone. PGlite is loaded only then.
  */
 import { mkdirSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { restoreBackup, type TableRows, tableChecksums, writeBackupFrom } from "./backup.js";
-import { type Database, openEmbedded, openPGlite } from "./driver.js";
+import { type Database, type OpenOptions, openDatabase, openEmbedded } from "./driver.js";
 import { CLUSTER_DIR, isPGliteDir } from "./embedded.js";
 import { migrate } from "./migrate.js";
 import { claim, LOCK_FILE, ownedMessage } from "./owner.js";
@@ -29,8 +33,16 @@ import { claim, LOCK_FILE, ownedMessage } from "./owner.js";
 /** Tables a restore moves on (the data version) or empties to be computed again (snapshots): not compared. */
 const RECOMPUTED = ["data_version", "school_snapshot", "school_day"];
 
-/** The carry-over cannot go on; nothing was changed in the PGlite files. */
-class CarryOverError extends Error {}
+/** The carry-over cannot go on (one line); nothing was changed in the PGlite files. */
+export class CarryOverError extends Error {
+  /** The directory is in use by a process of the previous version (its owner lock). */
+  constructor(
+    message: string,
+    readonly inUse = false,
+  ) {
+    super(message);
+  }
+}
 
 export interface CarriedOver {
   tables: TableRows;
@@ -48,17 +60,21 @@ const notPGlite = (name: string) =>
 
 /** A database's `query` in node-postgres's shape (`{ rows }`), as the copy reads it. */
 const rowsOf =
-  (db: Database) =>
+  (db: Pick<Database, "query">) =>
   async <Row>(sql: string, params?: unknown[]) => ({ rows: await db.query<Row>(sql, params) });
 
 /** Carries `dataDir`'s PGlite database into the embedded PostgreSQL; see the module's comment. */
 export async function carryOver(dataDir: string, onPhase: (phase: string) => void = () => undefined): Promise<CarriedOver> {
   if (!isPGliteDir(dataDir)) throw new CarryOverError(`${dataDir} holds no PGlite database: there is nothing to carry over`);
   const claimed = claim(dataDir, "db:carry-over");
-  if (!claimed.held) throw new CarryOverError(ownedMessage(dataDir, claimed.owner));
+  if (!claimed.held) throw new CarryOverError(ownedMessage(dataDir, claimed.owner), true);
   try {
     onPhase("opening PGlite");
-    const old = await openPGlite(dataDir);
+    const { openPGlite } = await import("./pglite.js");
+    // A directory PGlite cannot read: its one line, as this module's error.
+    const old = await openPGlite(dataDir).catch((error: unknown) => {
+      throw new CarryOverError(error instanceof Error ? error.message : String(error));
+    });
     let tables: TableRows;
     let server: Database | undefined;
     try {
@@ -67,7 +83,7 @@ export async function carryOver(dataDir: string, onPhase: (phase: string) => voi
       server = await openEmbedded(dataDir, { role: "db:carry-over", besidePGlite: true });
       await migrate(server);
       onPhase("copying");
-      const source = { query: rowsOf(old), copyOut: old.copyOut! };
+      const source = { query: rowsOf(old), copyOut: old.copyOut };
       const text = new PassThrough();
       const restored = restoreBackup(server.url!, text, false);
       // Whichever side fails stops the other: a writer left waiting for a reader that stopped would wait forever.
@@ -107,4 +123,13 @@ export async function carryOver(dataDir: string, onPhase: (phase: string) => voi
   } finally {
     claimed.release();
   }
+}
+
+/**
+ * Opens the database as `openDatabase` does, carrying a PGlite DATA_DIR over
+ * first (telling `onPhase` of each phase) when there is one.
+ */
+export async function openCarryingOver(options: OpenOptions, onPhase?: (phase: string) => void): Promise<Database> {
+  if (!options.databaseUrl && isPGliteDir(options.dataDir ?? "./data")) await carryOver(options.dataDir ?? "./data", onPhase);
+  return openDatabase(options);
 }

@@ -1,28 +1,24 @@
 /**
  * Opens the database: a PostgreSQL server named by DATABASE_URL, or the
- * embedded one in DATA_DIR (./embedded.ts), or (still, until it is carried
- * over) a DATA_DIR written by PGlite. Each gives the same two things: a Prisma
- * driver adapter and a plain SQL runner (for migrations and the few
- * statements Prisma cannot express).
+ * embedded one in DATA_DIR (./embedded.ts). Either gives the same two things:
+ * a Prisma driver adapter and a plain SQL runner (for migrations and the few
+ * statements Prisma cannot express). (A DATA_DIR still written by PGlite, the
+ * embedded engine of earlier versions, is refused here: the gateway and the
+ * commands carry it over first, ./carry-over.ts.)
  */
-import { mkdirSync } from "node:fs";
-import { resolve } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { PrismaPGlite } from "pglite-prisma-adapter";
 import { INT32_MAX } from "../input-limits.js";
-import { isPGliteDir, useEmbeddedServer } from "./embedded.js";
+import { useEmbeddedServer } from "./embedded.js";
 
 /** A connection to the database, whichever kind. */
 export interface Database {
-  /** `pglite` (the previous embedded engine), `embedded` (the server in DATA_DIR) or `postgres` (DATABASE_URL). */
-  readonly kind: "pglite" | "embedded" | "postgres";
-  /** The connection string of a PostgreSQL server (the embedded one's socket included); absent on PGlite. */
-  readonly url?: string;
+  /** `embedded` (the server in DATA_DIR) or `postgres` (DATABASE_URL). */
+  readonly kind: "embedded" | "postgres";
+  /** The server's connection string (the embedded one's socket included). */
+  readonly url: string;
   /** What the generated Prisma client is built on. */
-  readonly adapter: PrismaPg | PrismaPGlite;
+  readonly adapter: PrismaPg;
   /** Runs one or more statements without parameters. */
   exec(sql: string): Promise<void>;
   /** Runs one statement with positional parameters ($1, $2, ...). */
@@ -31,17 +27,13 @@ export interface Database {
   transaction<T>(work: (tx: Pick<Database, "exec" | "query">) => Promise<T>): Promise<T>;
   /** Closes every connection. */
   close(): Promise<void>;
-  /** The output of one `COPY (…) TO STDOUT` (PGlite only: the source of a carry-over, src/db/carry-over.ts). */
-  copyOut?(sql: string): AsyncIterable<Uint8Array>;
-  /** The embedded database's whole directory as a gzipped tar (PGlite's dump); absent on a server. */
-  dump?(): Promise<Blob>;
-  /** A server's connection pool, as it is now; absent on the embedded database (one connection, in the process). */
-  poolStats?(): PoolStats;
+  /** The connection pool, as it is now. */
+  poolStats(): PoolStats;
   /**
    * Calls `onNotify` on every NOTIFY on `channel` (from any connection or
    * process), and once more whenever listening resumes after its connection
-   * was lost, since a notice may have been missed meanwhile. On a server the
-   * listening connection is its own, outside the pool, and comes back by itself.
+   * was lost, since a notice may have been missed meanwhile. The listening
+   * connection is its own, outside the pool, and comes back by itself.
    */
   listen(channel: string, onNotify: () => void): Promise<Listener>;
 }
@@ -64,13 +56,12 @@ export interface PoolStats {
 export interface OpenOptions {
   /** PostgreSQL connection string; without it the embedded database is used. */
   databaseUrl?: string | undefined;
-  /** Directory of the embedded database; `memory://` keeps it in memory (PGlite, for tests). */
+  /** Directory of the embedded database. */
   dataDir?: string | undefined;
   /** What this process is (`gateway`, `import`…), as the embedded server lists its connections. */
   role?: string | undefined;
   /**
-   * Time limits of a PostgreSQL server's connections (the embedded database
-   * runs in the process and needs none). Statements of `transaction` (imports,
+   * Time limits of the connections. Statements of `transaction` (imports,
    * migrations) are exempt: they may legitimately take long.
    */
   timeouts?: DatabaseTimeouts | undefined;
@@ -93,9 +84,7 @@ const UNBOUNDED_MS = INT32_MAX;
 /** Opens the database the options name. */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
-  const dataDir = options.dataDir ?? "./data";
-  if (dataDir.startsWith("memory://") || isPGliteDir(dataDir)) return openPGlite(dataDir);
-  return openEmbedded(dataDir, options);
+  return openEmbedded(options.dataDir ?? "./data", options);
 }
 
 /**
@@ -123,71 +112,6 @@ export async function openEmbedded(dataDir: string, options: OpenOptions & { bes
     await server.release();
     throw error;
   }
-}
-
-/** PGlite could not open a data directory (it aborts on a damaged one). */
-export class DataDirError extends Error {
-  constructor(dataDir: string, cause: unknown) {
-    const reason =
-      cause instanceof Error && /Aborted\(\)/.test(cause.message) ? "PGlite aborted while reading it" : String(cause).split("\n")[0];
-    super(
-      `cannot open the embedded database in ${resolve(dataDir)} (${reason}): it is damaged or not a database. ` +
-        "Restore a copy with npm run db:restore -- <file>, or move the directory away to start with an empty one",
-    );
-  }
-}
-
-/**
- * PostgreSQL's memory inside PGlite's WebAssembly heap, which never shrinks.
- * The defaults are a server's (128 MB of shared buffers, 64 MB for
- * maintenance); the embedded database's tables are small and its files sit
- * in the operating system's cache anyway.
- */
-const PGLITE_SETTINGS = ["shared_buffers = 16MB", "wal_buffers = 1MB", "temp_buffers = 2MB", "maintenance_work_mem = 16MB"];
-
-/** Opens an embedded database in `dataDir`; with `loadDataDir`, a new one from a dump. */
-export async function openPGlite(dataDir: string, loadDataDir?: Blob): Promise<Database> {
-  if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
-  let client: PGlite;
-  try {
-    // pg_trgm: the search indexes (migration 20261125000000_title_search).
-    client = await PGlite.create(dataDir, {
-      postgresqlconf: PGLITE_SETTINGS,
-      extensions: { pg_trgm },
-      ...(loadDataDir ? { loadDataDir } : {}),
-    });
-  } catch (error) {
-    throw new DataDirError(dataDir, error);
-  }
-  // PGlite is one connection; it queues statements behind a running
-  // transaction itself.
-  return {
-    kind: "pglite",
-    adapter: new PrismaPGlite(client),
-    exec: async (sql) => {
-      await client.exec(sql);
-    },
-    query: async <Row>(sql: string, params: unknown[] = []) => (await client.query<Row>(sql, params)).rows,
-    transaction: (work) =>
-      client.transaction((tx) =>
-        work({
-          exec: async (sql) => {
-            await tx.exec(sql);
-          },
-          query: async <Row>(sql: string, params: unknown[] = []) => (await tx.query<Row>(sql, params)).rows,
-        }),
-      ),
-    close: () => client.close(),
-    copyOut: async function* (sql) {
-      const { blob } = await client.query(sql.replace(/ TO STDOUT$/, " TO '/dev/blob'"));
-      if (blob) yield new Uint8Array(await blob.arrayBuffer());
-    },
-    dump: () => client.dumpDataDir("gzip"),
-    listen: async (channel, onNotify) => {
-      const stop = await client.listen(channel, onNotify);
-      return { close: () => stop() };
-    },
-  };
 }
 
 async function openPostgres(connectionString: string, options: OpenOptions): Promise<Database> {

@@ -55,7 +55,7 @@ const LOCK_KEY = 727_001;
  * Returns the names applied now. Throws when an applied migration's file has
  * changed since (its checksum differs), naming it.
  */
-export async function migrate(db: Database, migrations = readMigrations()): Promise<string[]> {
+export async function migrate(db: Pick<Database, "transaction">, migrations = readMigrations()): Promise<string[]> {
   return db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock($1)", [LOCK_KEY]);
     await tx.exec(CREATE_TABLE);

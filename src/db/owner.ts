@@ -1,8 +1,12 @@
 /**
- * The embedded database has one owner. PGlite is a single-process database:
- * two processes with the same directory open corrupt it. The process that
- * opens an embedded `DATA_DIR` first takes `owner.lock` in it, a small JSON
- * file naming its pid, its start time and what it is (`gateway`, `import`…).
+ * The owner lock of a DATA_DIR written by PGlite (the embedded engine of
+ * earlier versions). PGlite is a single-process database: two processes with
+ * the same directory open corrupt it, so a gateway or command of an earlier
+ * version that opens such a directory first takes `owner.lock` in it, a small
+ * JSON file naming its pid, its start time and what it is (`gateway`,
+ * `import`…). The carry-over (./carry-over.ts) takes the same lock, in the
+ * same format: it refuses while an earlier version's process has the
+ * directory, and no such process can open it while the carry-over runs.
  *
  * A lock whose process is gone (killed, crashed) is stale: the next process
  * takes it over. "Gone" is checked by the pid and, on Linux, by the process's
@@ -19,7 +23,7 @@ export interface OwnerInfo {
   startTicks: number | null;
   /** What the owner is: `gateway`, or the command that holds the directory. */
   role: string;
-  /** Where a gateway owner takes commands (a Unix socket in the runtime directory). */
+  /** Where an earlier version's gateway took commands (a Unix socket); null in the carry-over's lock. */
   socket: string | null;
   since: string;
 }
@@ -70,9 +74,9 @@ export function ownerOf(dir: string): OwnerInfo | null {
  * created exclusively, so of two processes taking over the same stale lock
  * only one can win.
  */
-export function claim(dir: string, role: string, socket: string | null = null): Claim {
+export function claim(dir: string, role: string): Claim {
   const path = join(dir, LOCK_FILE);
-  const info: OwnerInfo = { pid: process.pid, startTicks: startTicksOf(process.pid), role, socket, since: new Date().toISOString() };
+  const info: OwnerInfo = { pid: process.pid, startTicks: startTicksOf(process.pid), role, socket: null, since: new Date().toISOString() };
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       const fd = openSync(path, "wx", 0o600);

@@ -149,7 +149,11 @@ class Seen {
 type Collected = { [S in TableSection]: Stored<S>[] };
 
 /** Imports the export read from `input`. Throws ImportError (nothing changed) when it is invalid. */
-export async function importExport(db: Database, input: Readable, options: ImportOptions = {}): Promise<ImportSummary> {
+export async function importExport(
+  db: Pick<Database, "transaction">,
+  input: Readable,
+  options: ImportOptions = {},
+): Promise<ImportSummary> {
   const batchSize = options.batchSize ?? 5000;
   const summary = await db.transaction(async (tx): Promise<ImportSummary> => {
     await tx.exec(`CREATE TEMP TABLE import_observation (idx bigint NOT NULL, LIKE observation) ON COMMIT DROP`);

@@ -10,11 +10,8 @@
  * The work only changes a state (`Tracker`); a renderer draws it. The local
  * renderer draws from a worker thread (./progress-worker.ts) that writes
  * straight to the file descriptor, so it keeps drawing while the main thread
- * is held by a long synchronous step: the embedded database runs PostgreSQL
- * in the main thread, and blocks it for seconds while it opens, builds an
- * index or commits. A command that runs inside the gateway sends its state
- * over the command socket instead, and the command line draws it
- * (../cli/channel.ts).
+ * is held by a long synchronous step (PGlite, read by a carry-over, runs
+ * PostgreSQL in the main thread and blocks it for seconds while it opens).
  */
 import { Worker } from "node:worker_threads";
 

@@ -10,15 +10,15 @@ import { KeyStore } from "../../src/keys/store.js";
 import { signInAt } from "../support/account.js";
 import { canaryExport } from "../support/canary.js";
 import { cli } from "../support/cli.js";
-import { freshPostgres, importObject } from "../support/databases.js";
+import { freshDatabase, importObject } from "../support/databases.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 
-let db: Awaited<ReturnType<typeof freshPostgres>>;
+let db: Awaited<ReturnType<typeof freshDatabase>>;
 let a: GatewayProcess;
 let b: GatewayProcess;
 
 beforeAll(async () => {
-  db = await freshPostgres();
+  db = await freshDatabase();
   await importObject(db, canaryExport()); // not empty: no demo import at start
   a = await startGateway("gateway A", { DATABASE_URL: db.url });
   b = await startGateway("gateway B", { DATABASE_URL: db.url });

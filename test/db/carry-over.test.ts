@@ -1,61 +1,105 @@
 /**
- * `npm run db:carry-over`: a DATA_DIR written by PGlite comes over whole into
- * the embedded PostgreSQL, keys and all, checked row for row; PGlite's files
- * are kept, never deleted; it refuses while the previous version's gateway
- * has the directory, and there is nothing to carry over a second time.
+ * A DATA_DIR written by PGlite (the embedded engine of earlier versions)
+ * comes over whole into the embedded PostgreSQL, keys and all, checked row
+ * for row: by `npm run db:carry-over`, or by `npm start` (or any command) by
+ * itself. PGlite's files are kept, never deleted; nothing happens while an
+ * earlier version's gateway has the directory, and there is nothing to carry
+ * over a second time.
  */
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { tableChecksums } from "../../src/db/backup.js";
-import { openPGlite } from "../../src/db/driver.js";
 import { CLUSTER_DIR, isPGliteDir, stopServer } from "../../src/db/embedded.js";
+import { migrate } from "../../src/db/migrate.js";
+import { LOCK_FILE, startTicksOf } from "../../src/db/owner.js";
+import { openPGlite } from "../../src/db/pglite.js";
+import { KeyStore } from "../../src/keys/store.js";
+import { importExport } from "../../src/import/apply.js";
 import { canaryExport } from "../support/canary.js";
 import { cli } from "../support/cli.js";
-import { migratedDataDir } from "../support/databases.js";
 import { request, startGateway, stopAllGateways, stopGateway, waitReady } from "../support/gateway-process.js";
 import { tempDir } from "../support/temp.js";
+import { Readable } from "node:stream";
 
 const tmp = tempDir("carry-over-");
-let dataDir: string;
+/** Carried over by the command. */
+const dataDir = join(tmp, "data");
+/** Carried over by npm start. */
+const startedDir = join(tmp, "started");
 let key: string;
+let startedKey: string;
+
+/** Writes a PGlite DATA_DIR as an earlier version did: migrated, the canary data imported, one key. */
+async function writtenByPGlite(dir: string): Promise<string> {
+  const db = await openPGlite(dir);
+  try {
+    await migrate(db);
+    await importExport(db, Readable.from([JSON.stringify(canaryExport())]));
+    return (await new KeyStore(db).create({ name: "kept" })).key;
+  } finally {
+    await db.close();
+  }
+}
 
 beforeAll(async () => {
-  dataDir = migratedDataDir(join(tmp, "data"));
-  expect((await cli(dataDir, "import", ["-"], { input: JSON.stringify(canaryExport()) })).code).toBe(0);
-  const created = await cli(dataDir, "keys", ["create", "--name", "kept", "--json"]);
-  expect(created.code, created.stderr).toBe(0);
-  key = (JSON.parse(created.stdout.trim()) as { key: string }).key;
-  expect(isPGliteDir(dataDir)).toBe(true);
+  key = await writtenByPGlite(dataDir);
+  startedKey = await writtenByPGlite(startedDir);
+  expect(isPGliteDir(dataDir) && isPGliteDir(startedDir)).toBe(true);
 }, 120_000);
 
 afterAll(async () => {
   await stopAllGateways();
-  await stopServer(join(dataDir, CLUSTER_DIR));
+  await Promise.all([stopServer(join(dataDir, CLUSTER_DIR)), stopServer(join(startedDir, CLUSTER_DIR))]);
   rmSync(tmp, { recursive: true, force: true });
 }, 60_000);
 
-it("refuses while the previous version's gateway has the directory, and changes nothing", async () => {
-  const gateway = await startGateway("pglite", { DATA_DIR: dataDir });
-  await waitReady(gateway, 120_000);
-  const refused = await cli(dataDir, "carry-over", []);
-  expect(refused.code).toBe(2);
-  expect(refused.stderr).toMatch(/^db:carry-over failed: .* is in use by a running gateway \(pid \d+, since .*\); stop it first/);
-  expect(refused.stderr.trim().split("\n")).toHaveLength(1);
-  await stopGateway(gateway);
+it("nothing happens while an earlier version's gateway has the directory: exit 2, one line, from the command and from npm start", async () => {
+  // An earlier version's gateway: a live process named in its owner lock (with the command socket it had).
+  const earlier: ChildProcess = spawn("sleep", ["600"], { stdio: "ignore" });
+  try {
+    const pid = earlier.pid!;
+    const lock = {
+      pid,
+      startTicks: startTicksOf(pid),
+      role: "gateway",
+      socket: join(tmp, "gateway.sock"),
+      since: new Date().toISOString(),
+    };
+    writeFileSync(join(dataDir, LOCK_FILE), `${JSON.stringify(lock)}\n`);
+    const refused = await cli(dataDir, "carry-over", []);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      new RegExp(`^db:carry-over failed: .* is in use by a running gateway \\(pid ${pid}, since .*\\); stop it first .*\n$`),
+    );
+    const keys = await cli(dataDir, "keys", ["list"]);
+    expect(keys.code).toBe(2);
+    expect(keys.stderr).toMatch(new RegExp(`^keys: .* is in use by a running gateway \\(pid ${pid}, `));
+    const gateway = await startGateway("refused", { DATA_DIR: dataDir });
+    expect(await gateway.exited).toBe(2);
+    expect(gateway.output()).toMatch(new RegExp(`^npm start: .* is in use by a running gateway \\(pid ${pid}, .*\n$`));
+  } finally {
+    earlier.kill();
+  }
   expect(isPGliteDir(dataDir)).toBe(true);
   expect(existsSync(join(dataDir, CLUSTER_DIR))).toBe(false);
-}, 180_000);
+  expect(readdirSync(dataDir).filter((name) => name.startsWith("pglite-"))).toEqual([]);
+}, 120_000);
 
-it("WEB_CONCURRENCY on a PGlite DATA_DIR: exit 2 and one line naming the carry-over, before anything opens it", async () => {
-  const gateway = await startGateway("pglite-workers", { DATA_DIR: dataDir, WEB_CONCURRENCY: "2" });
-  expect(await gateway.exited).toBe(2);
-  expect(gateway.output()).toBe(
-    `npm start: WEB_CONCURRENCY above 1 needs PostgreSQL, and ${dataDir} holds a PGlite database, which one process alone can open: stop the gateway and run npm run db:carry-over first\n`,
-  );
-  expect(isPGliteDir(dataDir)).toBe(true);
-}, 60_000);
+it("npm start carries it over by itself (with WEB_CONCURRENCY too), then serves the same data and keys", async () => {
+  const gateway = await startGateway("started", { DATA_DIR: startedDir, WEB_CONCURRENCY: "2", LOG_LEVEL: "info" });
+  await waitReady(gateway, 180_000);
+  expect(gateway.output()).toMatch(/"phase":"checking row for row".*carrying it into the embedded PostgreSQL/);
+  expect(gateway.output()).not.toMatch(/importing the demo data|development key/);
+  const answer = await request(gateway, "/api/v1/universities", { key: startedKey });
+  expect(answer.status).toBe(200);
+  expect((answer.json.items as { code: string }[]).map((u) => u.code)).toEqual(["NTU", "NTHU", "UW"]);
+  expect(isPGliteDir(startedDir)).toBe(false);
+  expect(readdirSync(startedDir).filter((name) => name.startsWith("pglite-"))).toHaveLength(1);
+  await stopGateway(gateway);
+}, 300_000);
 
 it("carries every row into the embedded PostgreSQL, checked row for row, and keeps PGlite's files", async () => {
   const carried = await cli(dataDir, "carry-over", [], { timeoutMs: 180_000 });
@@ -80,7 +124,8 @@ it("carries every row into the embedded PostgreSQL, checked row for row, and kee
   expect((answer.json.items as { code: string }[]).map((u) => u.code)).toEqual(["NTU", "NTHU", "UW"]);
 
   // Independently of the command's own check: PGlite's kept files against the server, table by table.
-  const recomputed = ["api_key", "data_version", "school_snapshot", "school_day"];
+  // api_key: the gateway records a key's last use; session_secret: it makes one where there is none.
+  const recomputed = ["api_key", "data_version", "school_snapshot", "school_day", "session_secret"];
   const old = await openPGlite(keptDir);
   const client = new pg.Client({ host: join(dataDir, CLUSTER_DIR), port: 5432, user: "postgres", database: "postgres" });
   await client.connect();

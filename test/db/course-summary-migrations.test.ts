@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
 import { migrate, readMigrations } from "../../src/db/migrate.js";
 import { rebuildCourseSummaries } from "../../src/import/courses.js";
-import { freshPostgres } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 
 const FIRST_NEW = "20261126000000_course_summaries";
 
@@ -28,7 +28,7 @@ async function snapshot(db: Database): Promise<Record<string, unknown[]>> {
 
 let db: Database;
 beforeAll(async () => {
-  db = await freshPostgres();
+  db = await freshDatabase();
   await db.exec("DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
 }, 60_000);
 afterAll(async () => {

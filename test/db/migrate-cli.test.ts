@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pendingMigrations, readMigrations } from "../../src/db/migrate.js";
 import { cli } from "../support/cli.js";
-import { freshPostgres } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 import { tempDir } from "../support/temp.js";
 
 const APPLIED = readMigrations()
@@ -31,7 +31,7 @@ describe("npm run db:migrate", () => {
   }, 60_000);
 
   it("migrates a PostgreSQL database named by DATABASE_URL", async () => {
-    const db = await freshPostgres();
+    const db = await freshDatabase();
     try {
       await db.exec(`DROP SCHEMA public CASCADE; CREATE SCHEMA public;`);
       expect(await migrateCli({ DATABASE_URL: db.url })).toEqual({ code: 0, stdout: APPLIED, stderr: "" });

@@ -1,7 +1,8 @@
 /**
  * The migrations under prisma/migrations: applied once each, refused when an
  * applied file changed, transactional, and together they build exactly the
- * data model of prisma/schema.prisma — on PGlite and on PostgreSQL.
+ * data model of prisma/schema.prisma — on the embedded PostgreSQL (the
+ * default's) and on the run's server (often another version).
  */
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
@@ -12,7 +13,7 @@ import type { Database } from "../../src/db/driver.js";
 import { MIGRATIONS_DIR, type Migration, migrate, pendingMigrations, readMigrations } from "../../src/db/migrate.js";
 import * as enums from "../../src/generated/prisma/enums.js";
 import { getDatamodel } from "../../src/generated/pothos-types.js";
-import { freshPGlite, freshPostgres } from "../support/databases.js";
+import { freshDatabase, freshEmbedded } from "../support/databases.js";
 
 const FILES = readdirSync(MIGRATIONS_DIR).sort();
 const NAMES = readMigrations().map((m) => m.name);
@@ -34,8 +35,8 @@ const extra = (name: string, sql: string): Migration => ({
 });
 
 describe.each([
-  ["PGlite", freshPGlite],
-  ["PostgreSQL", freshPostgres],
+  ["the embedded PostgreSQL", freshEmbedded],
+  ["the run's server", freshDatabase],
 ] as const)("migrations on %s", (_kind, factory) => {
   let db: Database;
   beforeAll(async () => {

@@ -1,4 +1,4 @@
-/** The lock file of src/db/owner.ts, in one process: what counts as a live owner. */
+/** The owner lock of a PGlite DATA_DIR (src/db/owner.ts), in one process: what counts as a live owner. */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,9 +26,9 @@ it("takes a free directory, records pid and start time, and gives it back", () =
 });
 
 it("a live owner keeps it", () => {
-  const first = claim(dir, "gateway", "/tmp/x.sock");
-  const second = claim(dir, "keys");
-  expect(second).toEqual({ held: false, owner: expect.objectContaining({ pid: process.pid, role: "gateway", socket: "/tmp/x.sock" }) });
+  const first = claim(dir, "db:carry-over");
+  const second = claim(dir, "db:carry-over");
+  expect(second).toEqual({ held: false, owner: expect.objectContaining({ pid: process.pid, role: "db:carry-over", socket: null }) });
   if (first.held) first.release();
 });
 

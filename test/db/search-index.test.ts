@@ -1,13 +1,13 @@
 /**
  * `q` searches (courses' titles, Packs' name, summary and subject) can use the
- * trigram indexes of migration 20261125000000_title_search, on PGlite (which
- * loads pg_trgm) and on PostgreSQL. The tables here are tiny, so sequential
+ * trigram indexes of migration 20261125000000_title_search, on the embedded
+ * PostgreSQL and on the run's server. The tables here are tiny, so sequential
  * scans are switched off to ask whether the index is usable at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
 import { canaryExport } from "../support/canary.js";
-import { freshPGlite, freshPostgres, importObject } from "../support/databases.js";
+import { freshDatabase, freshEmbedded, importObject } from "../support/databases.js";
 
 const plan = async (db: Database, sql: string) => {
   const rows = await db.transaction(async (tx) => {
@@ -17,11 +17,11 @@ const plan = async (db: Database, sql: string) => {
   return rows.map((r) => r["QUERY PLAN"]).join("\n");
 };
 
-for (const kind of ["pglite", "postgres"] as const) {
+for (const kind of ["the embedded PostgreSQL", "the run's server"] as const) {
   describe(`title search indexes on ${kind}`, () => {
     let db: Database;
     beforeAll(async () => {
-      db = kind === "pglite" ? await freshPGlite() : await freshPostgres();
+      db = kind === "the embedded PostgreSQL" ? await freshEmbedded() : await freshDatabase();
       await importObject(db, canaryExport());
     }, 60_000);
     afterAll(async () => {

@@ -7,14 +7,15 @@
  * and be what a history reads for its complete dates, and for the date still
  * going on when everything its row covers came before the request.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createReadClient } from "../../src/db/client.js";
 import type { Database } from "../../src/db/driver.js";
 import { localDayBounds } from "../../src/domain/environment/index.js";
 import { stationDays } from "../../src/environment/repository.js";
 import { openDatabase } from "../../src/db/driver.js";
 import { migrate, readMigrations } from "../../src/db/migrate.js";
-import { freshPGlite, freshPostgres, importObject } from "../support/databases.js";
+import { freshDatabase, freshEmbedded, importObject } from "../support/databases.js";
+import { createThrowawayDatabase } from "../support/throwaway-postgres.js";
 import { NOW, obs, taiwanExport, usExport } from "./fixtures.js";
 
 /** Rows with every number to 12 significant digits (see the module's comment). */
@@ -49,11 +50,11 @@ function both() {
   };
 }
 
-for (const kind of ["pglite", "postgres"] as const) {
+for (const kind of ["the embedded PostgreSQL", "the run's server"] as const) {
   describe(`station_day on ${kind}`, () => {
     let db: Database;
     beforeAll(async () => {
-      db = kind === "pglite" ? await freshPGlite() : await freshPostgres();
+      db = kind === "the embedded PostgreSQL" ? await freshEmbedded() : await freshDatabase();
     }, 60_000);
     afterAll(async () => {
       await db?.close();
@@ -114,7 +115,8 @@ for (const kind of ["pglite", "postgres"] as const) {
 }
 
 it("is backfilled from the data already there when its migration is applied", async () => {
-  const db = await openDatabase({ dataDir: "memory://" });
+  const { url, drop } = await createThrowawayDatabase(inject("postgresUrl"), "gw_backfill");
+  const db = await openDatabase({ databaseUrl: url });
   try {
     const migrations = readMigrations();
     const index = migrations.findIndex((m) => m.name.endsWith("_station_day"));
@@ -144,5 +146,6 @@ it("is backfilled from the data already there when its migration is applied", as
     ]);
   } finally {
     await db.close();
+    await drop();
   }
 });

@@ -12,7 +12,7 @@ import { announceChange } from "../../src/db/changes.js";
 import { createReadClient, type ReadClient } from "../../src/db/client.js";
 import type { Database } from "../../src/db/driver.js";
 import { SnapshotStore } from "../../src/environment/stored.js";
-import { freshPostgres, importObject } from "../support/databases.js";
+import { freshDatabase, importObject } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 import { HOUR, movableClock, NEXT_DAY, NOW, NOW_EDGE, NOW_LATE, taiwanExport } from "./fixtures.js";
 
@@ -23,7 +23,7 @@ let t: TestGateway;
 let prisma: ReadClient;
 
 beforeAll(async () => {
-  t = await testGateway(data, { db: await freshPostgres(), gateway: { now: clock.now } });
+  t = await testGateway(data, { db: await freshDatabase(), gateway: { now: clock.now } });
   prisma = createReadClient(t.db);
 });
 afterAll(async () => {

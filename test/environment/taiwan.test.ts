@@ -1,5 +1,5 @@
 /**
- * School environment in Taiwan (docs/contract.md §5), end to end on PGlite: IDW over
+ * School environment in Taiwan (docs/contract.md §5), end to end: IDW over
  * the three nearest stations per metric, outliers of the 4th station left out,
  * a missing metric taken from the next station, the 1 m rule, the 3-hour
  * real-time window, Asia/Taipei day edges, and `data_sources`.

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { UNAVAILABLE_MESSAGE } from "../../src/db/availability.js";
 import { canaryExport } from "../support/canary.js";
-import { freshPostgres, importObject } from "../support/databases.js";
+import { freshDatabase, importObject } from "../support/databases.js";
 import { type Answer, type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { type PrivateServer, startPostgres } from "../support/servers.js";
 
@@ -32,7 +32,7 @@ const LIMITS = {
 };
 
 let server: PrivateServer;
-let db: Awaited<ReturnType<typeof freshPostgres>>;
+let db: Awaited<ReturnType<typeof freshDatabase>>;
 let gateway: GatewayProcess;
 let store: KeyStore;
 /** A key verified less than 3 s ago, so cached: its requests reach the operations without a lookup. */
@@ -40,7 +40,7 @@ let warm: string;
 
 beforeAll(async () => {
   server = await startPostgres();
-  db = await freshPostgres(server.url);
+  db = await freshDatabase(server.url);
   await importObject(db, canaryExport());
   store = new KeyStore(db);
   warm = (await store.create({ name: "warm" })).key;

@@ -12,7 +12,7 @@ import { ROUTES } from "../../rest/routes.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
 import { canaryExport } from "../support/canary.js";
-import { freshPGlite } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 import { type ListeningGateway, parseResponse, listen } from "../support/socket.js";
 import { connect } from "node:net";
@@ -28,7 +28,7 @@ let slowest = 0;
 let answers = 0;
 
 beforeAll(async () => {
-  const db = await freshPGlite();
+  const db = await freshDatabase();
   const store = new KeyStore(db);
   key = (await store.create({ name: "fuzz" })).key;
   const limits = new RateLimits({ defaults: { perMinute: 1_000_000, perDay: 10_000_000 } });

@@ -10,7 +10,7 @@ import { generateKey } from "../../src/keys/secret.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
 import { canaryExport } from "../support/canary.js";
-import { freshPGlite } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 import { type ListeningGateway, listen } from "../support/socket.js";
 
@@ -20,7 +20,7 @@ let valid: string;
 let lookups = 0;
 
 beforeAll(async () => {
-  const db = await freshPGlite();
+  const db = await freshDatabase();
   const store = new KeyStore(db);
   valid = (await store.create({ name: "valid" })).key;
   const keys = {
@@ -75,7 +75,7 @@ describe("guessing keys", () => {
   });
 
   it("the same unknown key again within seconds costs no second lookup", async () => {
-    const db = await freshPGlite();
+    const db = await freshDatabase();
     let count = 0;
     const counting = new Proxy(db, {
       get: (target, name) =>

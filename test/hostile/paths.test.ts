@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
 import { canaryExport } from "../support/canary.js";
-import { freshPGlite } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 import { type ListeningGateway, listen } from "../support/socket.js";
 
@@ -38,7 +38,7 @@ let limits: RateLimits;
 let key: { id: number; key: string };
 
 beforeAll(async () => {
-  const db = await freshPGlite();
+  const db = await freshDatabase();
   store = new KeyStore(db);
   key = await store.create({ name: "paths" });
   limits = new RateLimits({ defaults: { perMinute: 1_000, perDay: 10_000 } });

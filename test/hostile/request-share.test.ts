@@ -12,13 +12,13 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { asOneRequest, createReadClient, type ReadClient, STATEMENTS_PER_REQUEST } from "../../src/db/client.js";
 import type { Database } from "../../src/db/driver.js";
 import { useRequestShare } from "../../src/plugins/request-share.js";
-import { freshPostgres, importObject } from "../support/databases.js";
+import { freshDatabase, importObject } from "../support/databases.js";
 import { canaryExport } from "../support/canary.js";
 
 let db: Database;
 let prisma: ReadClient;
 beforeAll(async () => {
-  db = await freshPostgres();
+  db = await freshDatabase();
   await importObject(db, canaryExport());
   prisma = createReadClient(db);
 });

@@ -1,12 +1,12 @@
 /**
- * The canary export (test/support/canary.ts) imported into PGlite: what is
+ * The canary export (test/support/canary.ts) imported into a database: what is
  * stored, what is dropped, what is derived, and that importing it again
  * changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
 import { importExport } from "../../src/import/apply.js";
-import { freshPGlite, importObject } from "../support/databases.js";
+import { freshDatabase, importObject } from "../support/databases.js";
 import { CANARY_COUNTS, CANARY_SUMMARY, TABLES, canary, counts, dumpTables, textStream } from "./helpers.js";
 
 /** Rule 5 of the seed: the importer never stores these. */
@@ -20,7 +20,7 @@ const PERSONAL = [
 
 let db: Database;
 beforeAll(async () => {
-  db = await freshPGlite();
+  db = await freshDatabase();
 }, 60_000);
 afterAll(async () => {
   await db?.close();

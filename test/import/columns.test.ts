@@ -14,7 +14,7 @@ import { z } from "zod";
 import type { Database } from "../../src/db/driver.js";
 import { COLUMNS } from "../../src/generated/columns.js";
 import { SECTIONS } from "../../src/import/records.js";
-import { freshPGlite } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 import { canary } from "./helpers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -104,7 +104,7 @@ describe("the record schemas generated from the Prisma schema", () => {
     vi.resetModules();
     vi.doMock("../../src/generated/columns.js", () => generated);
     const { importExport } = await import("../../src/import/apply.js");
-    db = await freshPGlite();
+    db = await freshDatabase();
     await db.exec(`ALTER TABLE course ADD COLUMN credits INTEGER, ADD COLUMN first_lecture DATE,
       ADD COLUMN reviewed_at TIMESTAMPTZ(3) NOT NULL DEFAULT now(), ADD COLUMN level "EducationLevel"`);
     const e = canary();

@@ -11,7 +11,7 @@ import { createReadClient, type ReadClient } from "../../src/db/client.js";
 import { demoExportChunks } from "../../src/demo/index.js";
 import { courseFilter } from "../../src/schema/course.js";
 import { liveStats } from "../../src/schema/course-stats.js";
-import { freshPostgres, importObject } from "../support/databases.js";
+import { freshDatabase, importObject } from "../support/databases.js";
 import { testGateway, type TestGateway } from "../support/gateway.js";
 import { richExport } from "../rest/fixture.js";
 
@@ -106,7 +106,7 @@ describe("course totals and statistics kept by the import", () => {
   let t: TestGateway;
   let prisma: ReadClient;
   beforeAll(async () => {
-    t = await testGateway(demoObject(), { db: await freshPostgres() });
+    t = await testGateway(demoObject(), { db: await freshDatabase() });
     prisma = createReadClient(t.db);
   }, 120_000);
   afterAll(async () => {
@@ -129,7 +129,7 @@ describe("course totals and statistics after imports that change the courses", (
   let t: TestGateway;
   let prisma: ReadClient;
   beforeAll(async () => {
-    t = await testGateway(richExport(), { db: await freshPostgres() });
+    t = await testGateway(richExport(), { db: await freshDatabase() });
     prisma = createReadClient(t.db);
   }, 120_000);
   afterAll(async () => {

@@ -20,7 +20,7 @@ export const canary = (): Export => structuredClone(canaryExport()) as Export;
 
 /**
  * Every table of the public schema as JSON text, rows in a fixed order,
- * instants in UTC (so that dumps of PGlite and PostgreSQL compare), but
+ * instants in UTC (so that dumps compare whatever the session time zone), but
  * `data_version`: it counts the commits that changed the data, so every
  * import moves it (test/environment/stored.test.ts checks it).
  */

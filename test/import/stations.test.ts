@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
-import { freshPGlite, importObject } from "../support/databases.js";
+import { freshDatabase, importObject } from "../support/databases.js";
 import { canary } from "./helpers.js";
 
 /** Haversine with the contract's radius, written out independently of src/. */
@@ -41,7 +41,7 @@ const air = [
 let db: Database;
 let rows: { university_id: number; station_id: string; kind: string; rank: number; distance_m: number }[];
 beforeAll(async () => {
-  db = await freshPGlite();
+  db = await freshDatabase();
   const e = canary();
   e.stations = [...weather, ...air];
   e.observations = [];

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
 import { importExport } from "../../src/import/apply.js";
 import type { Progress } from "../../src/observe/progress.js";
-import { freshPGlite } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 import { generatedExport } from "./helpers.js";
 
 const STATIONS = 50;
@@ -30,7 +30,7 @@ const collect = runInNewContext("gc") as () => void;
 
 let db: Database;
 beforeAll(async () => {
-  db = await freshPGlite();
+  db = await freshDatabase();
 }, 60_000);
 afterAll(async () => {
   await db?.close();

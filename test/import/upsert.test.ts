@@ -4,12 +4,12 @@
  */
 import { afterAll, beforeEach, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
-import { freshPGlite, importObject } from "../support/databases.js";
+import { freshDatabase, importObject } from "../support/databases.js";
 import { CANARY_COUNTS, canary, counts, dumpTables } from "./helpers.js";
 
 let db: Database;
 beforeAll(async () => {
-  db = await freshPGlite();
+  db = await freshDatabase();
 }, 60_000);
 beforeEach(async () => {
   await importObject(db, canary());

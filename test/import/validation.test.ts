@@ -8,13 +8,13 @@ import type { Database } from "../../src/db/driver.js";
 import { importExport } from "../../src/import/apply.js";
 import { readExport } from "../../src/import/read.js";
 import { ImportError } from "../../src/import/records.js";
-import { freshPGlite, importObject } from "../support/databases.js";
+import { freshDatabase, importObject } from "../support/databases.js";
 import { CANARY_COUNTS, type Export, canary, counts, dumpTables, textStream } from "./helpers.js";
 
 let db: Database;
 let before: Record<string, string>;
 beforeAll(async () => {
-  db = await freshPGlite();
+  db = await freshDatabase();
   await importObject(db, canary());
   before = await dumpTables(db);
   expect(await counts(db)).toEqual(CANARY_COUNTS);

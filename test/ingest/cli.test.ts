@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLUSTER_DIR, stopServer } from "../../src/db/embedded.js";
 import { openDatabase } from "../../src/db/driver.js";
 import { canaryExport } from "../support/canary.js";
 import { cli } from "../support/cli.js";
@@ -47,8 +48,9 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await stopAllGateways();
+  await stopServer(join(dataDir, CLUSTER_DIR));
   rmSync(tmp, { recursive: true, force: true });
-});
+}, 60_000);
 
 const cwa = cwaPayload([
   { id: "C0A520", time: "2026-03-09T20:00:00+08:00", wgs84: [25.02, 121.54], temp: 18.5, rh: 80, precipTotal: 0 },

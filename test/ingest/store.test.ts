@@ -2,8 +2,8 @@
  * One payload of each agency moves the schools' snapshots and histories as
  * docs/contract.md §5 says, on REST, GraphQL and MCP alike; the same payloads
  * again change nothing; CWA's running totals become hourly amounts across
- * payloads; a bad record is reported while the rest is stored. On PGlite,
- * through the store the command uses.
+ * payloads; a bad record is reported while the rest is stored. On a test
+ * database, through the store the command uses.
  *
  * The world: NTU in Taipei and UW in Seattle, no station at first. Weather
  * stations sit 1, 2 and 3 steps of 0.01° due north of NTU, air stations due

@@ -15,7 +15,7 @@ import { KeyStore } from "../../src/keys/store.js";
 import { signInAt } from "../support/account.js";
 import { canaryExport } from "../support/canary.js";
 import { cli } from "../support/cli.js";
-import { freshPostgres, importObject } from "../support/databases.js";
+import { freshDatabase, importObject } from "../support/databases.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { findRedisServer, freePorts, type PrivateServer, startRedis } from "../support/servers.js";
 
@@ -80,13 +80,13 @@ describe.skipIf(!findRedisServer())("key changes on Redis", () => {
 });
 
 describe.skipIf(!findRedisServer())("a gateway with REDIS_URL", () => {
-  let db: Awaited<ReturnType<typeof freshPostgres>>;
+  let db: Awaited<ReturnType<typeof freshDatabase>>;
   let gateway: GatewayProcess;
   let listener: Redis;
   let published = 0;
 
   beforeAll(async () => {
-    db = await freshPostgres();
+    db = await freshDatabase();
     await importObject(db, canaryExport()); // not empty: no demo import at start
     gateway = await startGateway("redis keys", { DATABASE_URL: db.url, REDIS_URL: server.url });
     listener = new Redis(server.url, { maxRetriesPerRequest: null });

@@ -9,14 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
 import { generateKey } from "../../src/keys/secret.js";
 import { KeyError, KeyStore } from "../../src/keys/store.js";
-import { freshPGlite } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 
 const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
 
 let db: Database;
 beforeAll(async () => {
-  db = await freshPGlite();
+  db = await freshDatabase();
 });
 afterAll(() => db.close());
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { canaryExport } from "../support/canary.js";
-import { freshPostgres, importObject } from "../support/databases.js";
+import { freshDatabase, importObject } from "../support/databases.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { findRedisServer, type PrivateServer, startRedis } from "../support/servers.js";
 
@@ -25,7 +25,7 @@ let key: string;
 beforeAll(async () => {
   if (!findRedisServer()) return;
   redis = await startRedis();
-  db = await freshPostgres();
+  db = await freshDatabase();
   await importObject(db, canaryExport());
   key = (await new KeyStore(db).create({ name: "restart", perMinute: LIMIT })).key;
   gateways = [

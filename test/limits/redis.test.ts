@@ -12,7 +12,7 @@ import type { Database } from "../../src/db/driver.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { windowAt } from "../../src/limits/windows.js";
 import { canaryExport } from "../support/canary.js";
-import { freshPostgres, importObject } from "../support/databases.js";
+import { freshDatabase, importObject } from "../support/databases.js";
 import { type Answer, type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { freePorts } from "../support/servers.js";
 
@@ -56,7 +56,7 @@ beforeAll(async () => {
   redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   redis.on("error", () => undefined); // a failed command rejects; the event must not go unhandled
   await redis.connect();
-  db = await freshPostgres();
+  db = await freshDatabase();
   // A small export, so that `npm start` does not import the demo data.
   await importObject(db, canaryExport());
   // Each fresh database numbers keys from 1 and the counters in Redis are

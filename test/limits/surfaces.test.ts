@@ -12,7 +12,7 @@ import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
 import { useApiKeys } from "../../src/plugins/api-keys.js";
 import { canaryExport } from "../support/canary.js";
-import { freshPGlite } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 
 const NOW = Date.parse("2026-11-20T12:00:30.000Z");
@@ -37,7 +37,7 @@ const keys: Record<"main" | "headers" | "mcpCount" | "revoked" | "budget" | "lim
 const unknownKey = generateKey();
 
 beforeAll(async () => {
-  const db = await freshPGlite();
+  const db = await freshDatabase();
   const store = new KeyStore(db);
   keys.main = (await store.create({ name: "main" })).key;
   keys.revoked = (await store.create({ name: "revoked" })).key;

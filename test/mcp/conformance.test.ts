@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
 import { canaryExport } from "../support/canary.js";
-import { freshPGlite } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 import { type ListeningGateway, listen } from "../support/socket.js";
 
@@ -43,7 +43,7 @@ let proxyBase = "";
 const output = mkdtempSync(join(tmpdir(), "conformance-"));
 
 beforeAll(async () => {
-  const db = await freshPGlite();
+  const db = await freshDatabase();
   const store = new KeyStore(db);
   const { key } = await store.create({ name: "conformance", perMinute: 100_000 });
   const limits = new RateLimits({ defaults: { perMinute: 60, perDay: 10_000 } });

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
 import { canaryExport } from "../support/canary.js";
-import { freshPGlite } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 import { type ListeningGateway, listen } from "../support/socket.js";
 
@@ -41,7 +41,7 @@ let key = "";
 const home = mkdtempSync(join(tmpdir(), "inspector-home-"));
 
 beforeAll(async () => {
-  const db = await freshPGlite();
+  const db = await freshDatabase();
   const store = new KeyStore(db);
   key = (await store.create({ name: "inspector", perMinute: 10_000 })).key;
   const limits = new RateLimits({ defaults: { perMinute: 60, perDay: 10_000 } });

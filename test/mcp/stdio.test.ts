@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
 import { canaryExport } from "../support/canary.js";
-import { freshPGlite } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 
 let t: TestGateway;
@@ -21,7 +21,7 @@ let base: string;
 let key: string;
 
 beforeAll(async () => {
-  const db = await freshPGlite();
+  const db = await freshDatabase();
   const keys = new KeyStore(db);
   key = (await keys.create({ name: "stdio" })).key;
   const limits = new RateLimits({ defaults: { perMinute: 60, perDay: 10_000 } });

@@ -14,7 +14,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { canaryExport } from "../support/canary.js";
-import { freshPostgres } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 import { startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { freePorts } from "../support/servers.js";
 import { expectDrained, signalUnderLoad } from "../support/signal-under-load.js";
@@ -39,7 +39,7 @@ describe("npm run build", () => {
   });
 
   it("serves from dist/ with plain node, started from another directory", async () => {
-    const db = await freshPostgres();
+    const db = await freshDatabase();
     const [port] = await freePorts(1);
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: "warn" };
     const child = spawn(process.execPath, [join(ROOT, "dist", "src", "main.js")], {
@@ -94,7 +94,7 @@ describe("npm run build", () => {
   }, 180_000);
 
   it("imports from dist/ with plain node, drawing its progress from the built worker", async () => {
-    const db = await freshPostgres();
+    const db = await freshDatabase();
     try {
       const file = join(elsewhere, "canary.json");
       writeFileSync(file, JSON.stringify(canaryExport()));
@@ -119,7 +119,7 @@ describe("npm run build", () => {
   it.each([1, 2])(
     "drains on SIGTERM under load from dist/ with WEB_CONCURRENCY=%i: 30 requests in flight answered whole, exit 0",
     async (workers) => {
-      const db = await freshPostgres();
+      const db = await freshDatabase();
       try {
         const key = (await new KeyStore(db).create({ name: "drained", owner: "test" })).key;
         const gateway = await startGateway(

@@ -8,7 +8,7 @@ import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
 import { KeyStore } from "../../src/keys/store.js";
-import { freshPostgres } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 
 let db: Database & { url: string };
@@ -39,7 +39,7 @@ const workerPids = () =>
   );
 
 beforeAll(async () => {
-  db = await freshPostgres();
+  db = await freshDatabase();
   key = (await new KeyStore(db).create({ name: "cluster", owner: "test", perDay: DAY_LIMIT })).key;
   gateway = await startGateway("cluster", { DATABASE_URL: db.url, WEB_CONCURRENCY: "2", LOG_LEVEL: "info", RESPONSE_CACHE_MS: "0" });
   await waitReady(gateway, 180_000);

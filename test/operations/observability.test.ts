@@ -9,18 +9,18 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
-import { freshPostgres } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, stopGateway, waitReady } from "../support/gateway-process.js";
 import { freePorts } from "../support/servers.js";
 import { parseResponse } from "../support/socket.js";
 
 let gateway: GatewayProcess;
-let db: Awaited<ReturnType<typeof freshPostgres>>;
+let db: Awaited<ReturnType<typeof freshDatabase>>;
 let key: string;
 let tightKey: string;
 
 beforeAll(async () => {
-  db = await freshPostgres();
+  db = await freshDatabase();
   gateway = await startGateway("observed", {
     DATABASE_URL: db.url,
     LOG_LEVEL: "info",

@@ -25,7 +25,7 @@ import { RateLimits } from "../../src/limits/rate-limits.js";
 import { canaryExport } from "../support/canary.js";
 import { seriousViolations } from "../support/axe.js";
 import { chromiumPresent, launchChromium, SCREENSHOTS } from "../support/chromium.js";
-import { freshPGlite } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 
 const present = chromiumPresent;
@@ -45,7 +45,7 @@ const restAuth: (string | undefined)[] = [];
 
 beforeAll(async () => {
   if (!present) return;
-  const db = await freshPGlite();
+  const db = await freshDatabase();
   key = (await new KeyStore(db).create({ name: "browser" })).key;
   const limits = new RateLimits({ defaults: { perMinute: 1_000, perDay: 100_000 } });
   t = await testGateway(canaryExport(), {

@@ -9,7 +9,7 @@ import { generateKey } from "../../src/keys/secret.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
 import { canaryExport } from "../support/canary.js";
-import { freshPGlite } from "../support/databases.js";
+import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 import { restClient, type RestClient } from "./support.js";
 
@@ -20,7 +20,7 @@ const keys = { main: "", limited: "" };
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 beforeAll(async () => {
-  const db = await freshPGlite();
+  const db = await freshDatabase();
   const store = new KeyStore(db);
   keys.main = (await store.create({ name: "rest-main" })).key;
   keys.limited = (await store.create({ name: "rest-limited", perMinute: 1 })).key;

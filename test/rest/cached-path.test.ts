@@ -23,7 +23,7 @@ import { RateLimits } from "../../src/limits/rate-limits.js";
 import { registry } from "../../src/observe/metrics.js";
 import { createGateway, type Gateway } from "../../src/server.js";
 import { canaryExport } from "../support/canary.js";
-import { freshPostgres, importObject } from "../support/databases.js";
+import { freshDatabase, importObject } from "../support/databases.js";
 import { parseResponse } from "../support/socket.js";
 
 interface Reply {
@@ -60,7 +60,7 @@ const servers: Server[] = [];
 const caches: AnswerCache[] = [];
 
 beforeAll(async () => {
-  db = await freshPostgres();
+  db = await freshDatabase();
   await importObject(db, canaryExport());
   prisma = createReadClient(db);
   key = (await new KeyStore(db).create({ name: "cached path", perMinute: 1_000 })).key;

@@ -7,6 +7,7 @@ import { buildOpenApi, DEFAULT_SERVER, OPENAPI_FILE } from "../../rest/openapi.j
 import { integer, oneOf, text } from "../../rest/params.js";
 import { ROUTES } from "../../rest/routes.js";
 import { canaryExport } from "../support/canary.js";
+import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 import { OpenApiChecker, resolvePointer, restClient, type RestClient } from "./support.js";
 
@@ -267,7 +268,12 @@ describe("the examples", () => {
   });
 
   it("are what the gateway answers on the demo data today (npm run openapi:examples writes them)", async () => {
-    expect(await collectExamples()).toEqual(committedExamples());
+    const db = await freshDatabase();
+    try {
+      expect(await collectExamples(db)).toEqual(committedExamples());
+    } finally {
+      await db.close();
+    }
   }, 60_000);
 });
 

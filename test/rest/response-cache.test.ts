@@ -1,7 +1,7 @@
 /**
  * The v1 answer cache (src/cache/answers.ts): a repeated call sends no SQL,
  * an import empties it when it commits (heard on the database's channel, from
- * another connection on a server, in the process on PGlite), a refused
+ * another connection), a refused
  * import does not, the listening connection comes back after the server
  * drops it, keys and limits still apply to cached answers, and with
  * RESPONSE_CACHE_MS=0 every call executes.
@@ -15,7 +15,7 @@ import { RateLimits } from "../../src/limits/rate-limits.js";
 import { registry } from "../../src/observe/metrics.js";
 import { createGateway, type Gateway } from "../../src/server.js";
 import { canaryExport } from "../support/canary.js";
-import { freshPGlite, freshPostgres, importObject } from "../support/databases.js";
+import { freshDatabase, importObject } from "../support/databases.js";
 
 const until = async (check: () => Promise<boolean>, ms = 5_000) => {
   const end = Date.now() + ms;
@@ -26,7 +26,7 @@ const until = async (check: () => Promise<boolean>, ms = 5_000) => {
 };
 
 interface Setup {
-  db: Database & { url?: string };
+  db: Database;
   gateway: Gateway;
   statements: string[];
   answers: AnswerCache;
@@ -93,39 +93,37 @@ describe("the v1 answer cache", () => {
     return s;
   };
 
-  for (const kind of ["pglite", "postgres"] as const) {
-    it(`on ${kind}: answers a repeated call from memory, and an import empties it when it commits`, async () => {
-      const s = await start(kind === "pglite" ? await freshPGlite() : await freshPostgres(), 60_000);
-      const [hits, misses, clears] = [await cacheCount("lookups", "hit"), await cacheCount("lookups", "miss"), await cacheCount("clears")];
-      const first = await s.get("/api/v1/universities");
-      expect(first.status).toBe(200);
-      expect(s.statements.length).toBeGreaterThan(0);
-      s.statements.length = 0;
-      expect(await s.get("/api/v1/universities")).toEqual(first);
-      // A 404 is kept too; a different parameter is a different answer.
-      expect((await s.get("/api/v1/courses/999999")).status).toBe(404);
-      const afterMiss = s.statements.length;
-      expect((await s.get("/api/v1/courses/999999")).status).toBe(404);
-      expect(s.statements.length).toBe(afterMiss);
-      expect(afterMiss).toBeGreaterThan(0);
-      // Operators see it in /metrics: two hits, two misses so far.
-      expect(await cacheCount("lookups", "hit")).toBe(hits + 2);
-      expect(await cacheCount("lookups", "miss")).toBe(misses + 2);
+  it("answers a repeated call from memory, and an import empties it when it commits", async () => {
+    const s = await start(await freshDatabase(), 60_000);
+    const [hits, misses, clears] = [await cacheCount("lookups", "hit"), await cacheCount("lookups", "miss"), await cacheCount("clears")];
+    const first = await s.get("/api/v1/universities");
+    expect(first.status).toBe(200);
+    expect(s.statements.length).toBeGreaterThan(0);
+    s.statements.length = 0;
+    expect(await s.get("/api/v1/universities")).toEqual(first);
+    // A 404 is kept too; a different parameter is a different answer.
+    expect((await s.get("/api/v1/courses/999999")).status).toBe(404);
+    const afterMiss = s.statements.length;
+    expect((await s.get("/api/v1/courses/999999")).status).toBe(404);
+    expect(s.statements.length).toBe(afterMiss);
+    expect(afterMiss).toBeGreaterThan(0);
+    // Operators see it in /metrics: two hits, two misses so far.
+    expect(await cacheCount("lookups", "hit")).toBe(hits + 2);
+    expect(await cacheCount("lookups", "miss")).toBe(misses + 2);
 
-      // The import comes from another connection (on a server, as another process's would).
-      const writer = kind === "postgres" ? await openDatabase({ databaseUrl: s.db.url! }) : s.db;
-      try {
-        await importObject(writer, renamed("改名大學"));
-      } finally {
-        if (writer !== s.db) await writer.close();
-      }
-      await until(async () => (await s.get("/api/v1/universities")).text.includes("改名大學"));
-      expect(await cacheCount("clears")).toBeGreaterThan(clears);
-    });
-  }
+    // The import comes from another connection (on a server, as another process's would).
+    const writer = await openDatabase({ databaseUrl: s.db.url });
+    try {
+      await importObject(writer, renamed("改名大學"));
+    } finally {
+      await writer.close();
+    }
+    await until(async () => (await s.get("/api/v1/universities")).text.includes("改名大學"));
+    expect(await cacheCount("clears")).toBeGreaterThan(clears);
+  });
 
   it("keeps its answers when an import is refused (nothing committed, nothing announced)", async () => {
-    const s = await start(await freshPGlite(), 60_000);
+    const s = await start(await freshDatabase(), 60_000);
     const before = await s.get("/api/v1/universities");
     const bad = renamed("不該出現");
     bad.courses[0]!.university_id = 424242;
@@ -136,7 +134,7 @@ describe("the v1 answer cache", () => {
   });
 
   it("listens again after the server drops its connection, and empties itself then", async () => {
-    const s = await start(await freshPostgres(), 60_000);
+    const s = await start(await freshDatabase(), 60_000);
     await s.get("/api/v1/universities");
     const admin = await openDatabase({ databaseUrl: s.db.url! });
     try {
@@ -167,7 +165,7 @@ describe("the v1 answer cache", () => {
   });
 
   it("still checks the key and counts the request for a cached answer", async () => {
-    const db = await freshPGlite();
+    const db = await freshDatabase();
     const s = await start(db, 60_000, db);
     const { key } = await new KeyStore(db).create({ name: "t" });
     const auth = { authorization: `Bearer ${key}` };
@@ -177,7 +175,7 @@ describe("the v1 answer cache", () => {
   });
 
   it("answers a repeated GraphQL query from memory, never one with errors, and forgets on import", async () => {
-    const s = await start(await freshPGlite(), 60_000);
+    const s = await start(await freshDatabase(), 60_000);
     const post = async (query: string, variables?: Record<string, unknown>) => {
       const response = await s.gateway.fetch("http://gateway.test/graphql", {
         method: "POST",
@@ -211,7 +209,7 @@ describe("the v1 answer cache", () => {
     const leaves = Date.parse("2026-11-19T19:00:00.001Z");
     let started = Date.now();
     const now = () => new Date(leaves - 3_000 + (Date.now() - started));
-    const s = await start(await freshPGlite(), 60_000, undefined, now);
+    const s = await start(await freshDatabase(), 60_000, undefined, now);
     const post = async (query: string) => {
       const response = await s.gateway.fetch("http://gateway.test/graphql", {
         method: "POST",
@@ -255,7 +253,7 @@ describe("the v1 answer cache", () => {
   });
 
   it("with a TTL of 0 executes every call", async () => {
-    const s = await start(await freshPGlite(), 0);
+    const s = await start(await freshDatabase(), 0);
     await s.get("/api/v1/universities");
     s.statements.length = 0;
     await s.get("/api/v1/universities");

@@ -26,7 +26,7 @@ import { useMcp } from "../../src/mcp/plugin.js";
 import { portable } from "../../src/mcp/tools.js";
 import { schema } from "../../src/schema/index.js";
 import { canaryExport } from "../support/canary.js";
-import { freshPGlite, importObject } from "../support/databases.js";
+import { freshDatabase, importObject } from "../support/databases.js";
 import { mcpClient } from "../support/mcp-client.js";
 
 type Json = Record<string, any>;
@@ -69,7 +69,7 @@ describe("a field added to an operation document", () => {
   let prisma: ReturnType<typeof createReadClient>;
   let gateway: ReturnType<typeof createYoga>;
   beforeAll(async () => {
-    db = await freshPGlite();
+    db = await freshDatabase();
     await importObject(db, canaryExport());
     prisma = createReadClient(db);
     const api = new RestApi(schema, { operationsDir: dir });

@@ -9,7 +9,7 @@ import { AccountSessions, issueSignInToken } from "../../src/account/sessions.js
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
 import { canaryExport } from "./canary.js";
-import { freshPGlite } from "./databases.js";
+import { freshDatabase } from "./databases.js";
 import { type TestGateway, testGateway } from "./gateway.js";
 
 export const BASE = "http://gateway.test";
@@ -54,7 +54,7 @@ export async function accountHarness(options: Partial<AccountOptions> = {}): Pro
   const logs: string[] = [];
   const log = pino({ level: "info" }, { write: (line: string) => void logs.push(line) });
   const clock = { now: Date.now() };
-  const db = await freshPGlite();
+  const db = await freshDatabase();
   const store = new KeyStore(db);
   const sessions = new AccountSessions(db, { secret: await AccountSessions.secretOf(db), now: () => clock.now });
   const limits = new RateLimits({ defaults: { perMinute: 60, perDay: 10_000 } });

@@ -1,25 +1,44 @@
 /**
- * Databases for tests: a fresh in-memory PGlite, or a fresh database on the
- * run's PostgreSQL server (the private one of the global setup, or
- * TEST_DATABASE_URL), dropped again when the test file is done.
+ * Databases for tests: a fresh database on the run's PostgreSQL server (the
+ * private one of the global setup, or TEST_DATABASE_URL), copied from the
+ * run's migrated template and dropped again when the test file is done; or
+ * a DATA_DIR for the embedded server, copied from the template cluster.
  */
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { Readable } from "node:stream";
 import { inject } from "vitest";
-import { type Database, openDatabase, openPGlite } from "../../src/db/driver.js";
+import { type Database, openDatabase } from "../../src/db/driver.js";
 import { migrate } from "../../src/db/migrate.js";
 import { importExport } from "../../src/import/apply.js";
-import { copyTemplate, templateDump } from "./pglite-template.js";
+import { copyDataDir } from "./templates.js";
+import { tempDir } from "./temp.js";
 import { createThrowawayDatabase } from "./throwaway-postgres.js";
 
-/** The run's PostgreSQL server (see `global-setup.ts`). */
-const postgresUrl = () => inject("postgresUrl");
-
-/** A migrated in-memory PGlite database, loaded from the run's template. */
-export async function freshPGlite(): Promise<Database> {
-  const db = await openPGlite("memory://", templateDump(inject("pgliteTemplate")));
-  // Finds nothing to apply, unless the template is older than the migrations.
-  await migrate(db);
-  return db;
+/**
+ * A new, empty, migrated database; `close` drops it. On the run's server it
+ * is a copy of the run's template; on another `server` (a fault test's own)
+ * the migrations are applied.
+ */
+export async function freshDatabase(server?: string): Promise<Database> {
+  const template = server ? undefined : inject("templates").database;
+  const { url, drop } = await createThrowawayDatabase(server ?? inject("postgresUrl"), "gw_test", template);
+  const db = await openDatabase({ databaseUrl: url });
+  try {
+    // Finds nothing to apply on a copy of the template.
+    await migrate(db);
+  } catch (error) {
+    await db.close();
+    await drop();
+    throw error;
+  }
+  return {
+    ...db,
+    close: async () => {
+      await db.close();
+      await drop();
+    },
+  };
 }
 
 /**
@@ -28,22 +47,29 @@ export async function freshPGlite(): Promise<Database> {
  * rather than of how one is created.
  */
 export function migratedDataDir(dataDir: string): string {
-  return copyTemplate(inject("pgliteTemplate"), dataDir);
+  return copyDataDir(inject("templates"), dataDir);
 }
 
-/** A new, empty, migrated database on the PostgreSQL server; `close` drops it. */
-export async function freshPostgres(server = postgresUrl()): Promise<Database & { url: string }> {
-  const { url, drop } = await createThrowawayDatabase(server, "gw_test");
-  const db = await openDatabase({ databaseUrl: url });
-  await migrate(db);
-  return {
-    ...db,
-    url,
-    close: async () => {
-      await db.close();
-      await drop();
-    },
-  };
+/**
+ * The embedded PostgreSQL (the default's engine, which may be another
+ * version than the run's server) on a copy of the template DATA_DIR;
+ * `close` stops its server and deletes the directory.
+ */
+export async function freshEmbedded(): Promise<Database> {
+  const dir = tempDir("embedded-");
+  try {
+    const db = await openDatabase({ dataDir: migratedDataDir(join(dir, "data")), role: "test" });
+    return {
+      ...db,
+      close: async () => {
+        await db.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 /** Imports an export given as an object. */

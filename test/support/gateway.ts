@@ -5,7 +5,7 @@
 import { createReadClient } from "../../src/db/client.js";
 import type { Database } from "../../src/db/driver.js";
 import { createGateway, type Gateway, type GatewayOptions } from "../../src/server.js";
-import { freshPGlite, importObject } from "./databases.js";
+import { freshDatabase, importObject } from "./databases.js";
 
 export interface TestGateway {
   gateway: Gateway;
@@ -26,7 +26,7 @@ export async function testGateway(
   exportObject: unknown,
   options: { db?: Database; gateway?: Partial<GatewayOptions> } = {},
 ): Promise<TestGateway> {
-  const db = options.db ?? (await freshPGlite());
+  const db = options.db ?? (await freshDatabase());
   await importObject(db, exportObject);
   const statements: string[] = [];
   const prisma = createReadClient(db, { onQuery: (e) => statements.push(e.query) });

@@ -7,15 +7,15 @@
  *   the program is installed; otherwise none, and the tests that need it are
  *   skipped with the reason printed here and in their title.
  *
- * - An embedded database, migrated once, that tests start from instead of
- *   creating their own (see `pglite-template.ts`).
+ * - A migrated template database on that server and a migrated DATA_DIR,
+ *   which tests copy instead of migrating their own (see `templates.ts`).
  *
  * Tests read the addresses with `inject("postgresUrl")` and
  * `inject("redisUrl")`. The private servers are stopped and their directories
  * deleted in the teardown; if the run is interrupted, their watchdog does it.
  */
 import type { TestProject } from "vitest/node";
-import { makePGliteTemplate, type PGliteTemplate } from "./pglite-template.js";
+import { makeTemplates, type Templates } from "./templates.js";
 import { findRedisServer, type PrivateServer, startPostgres, startRedis } from "./servers.js";
 
 declare module "vitest" {
@@ -26,8 +26,8 @@ declare module "vitest" {
     redisUrl: string | null;
     /** Why there is no Redis, when `redisUrl` is null. */
     redisMissing: string | null;
-    /** A migrated embedded database to start from (see `pglite-template.ts`). */
-    pgliteTemplate: PGliteTemplate;
+    /** A migrated database and DATA_DIR to copy (see `templates.ts`). */
+    templates: Templates;
   }
 }
 
@@ -72,20 +72,20 @@ export async function startTestServers(env: NodeJS.ProcessEnv = process.env): Pr
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [servers, template] = await Promise.allSettled([startTestServers(), makePGliteTemplate()]);
-  if (servers.status === "rejected" || template.status === "rejected") {
-    if (servers.status === "fulfilled") await servers.value.teardown();
-    if (template.status === "fulfilled") template.value.remove();
-    throw servers.status === "rejected" ? servers.reason : (template as PromiseRejectedResult).reason;
+  const { provided, teardown } = await startTestServers();
+  let templates: Awaited<ReturnType<typeof makeTemplates>>;
+  try {
+    templates = await makeTemplates(provided.postgresUrl);
+  } catch (error) {
+    await teardown();
+    throw error;
   }
-  const { provided, teardown } = servers.value;
   project.provide("postgresUrl", provided.postgresUrl);
   project.provide("redisUrl", provided.redisUrl);
   project.provide("redisMissing", provided.redisMissing);
-  const { dataDir, dump, remove } = template.value;
-  project.provide("pgliteTemplate", { dataDir, dump });
+  project.provide("templates", { database: templates.database, dataDir: templates.dataDir });
   return async () => {
-    remove();
+    await templates.remove();
     await teardown();
   };
 }

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { freshPostgres, importObject } from "./databases.js";
+import { freshDatabase, importObject } from "./databases.js";
 import { canaryExport } from "./canary.js";
 import { embeddedPostgres, systemPostgres } from "../../src/db/postgres-programs.js";
 import { findRedisServer, type PrivateServer, startPostgres, startRedis } from "./servers.js";
@@ -129,7 +129,7 @@ describe("a private PostgreSQL", () => {
     expect(server.binaries.source).toBe("embedded");
     expect(server.binaries.postgres).not.toBe(systemPostgres()?.postgres);
     // The whole schema migrates there, and an export imports.
-    const db = await freshPostgres(server.url);
+    const db = await freshDatabase(server.url);
     try {
       await importObject(db, canaryExport());
       const [row] = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM university");

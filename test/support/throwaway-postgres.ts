@@ -6,11 +6,16 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 
-export async function createThrowawayDatabase(server: string, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+/** With `template`, the new database is a copy of that one (which nobody may be connected to). */
+export async function createThrowawayDatabase(
+  server: string,
+  prefix: string,
+  template?: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `${prefix}_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ""}`);
   await admin.end();
   const url = new URL(server);
   url.pathname = `/${name}`;

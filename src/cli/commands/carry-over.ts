@@ -2,9 +2,11 @@
  * `npm run db:carry-over`: carries a DATA_DIR written by PGlite (the embedded
  * engine before the embedded PostgreSQL) into the embedded PostgreSQL, checks
  * it row for row, and keeps PGlite's files beside it (src/db/carry-over.ts).
+ * `npm start` and every command do the same by themselves when they find
+ * such a directory; this one does only that, and says what it did.
  */
 import { loadConfig } from "../../config.js";
-import { carryOver } from "../../db/carry-over.js";
+import { CarryOverError, carryOver } from "../../db/carry-over.js";
 import { type CommandLine, readArgs } from "../args.js";
 import { answerUsage, type Command, type CommandSpec } from "../command.js";
 
@@ -15,7 +17,9 @@ const LINE = {
 Carries the PGlite database in DATA_DIR (written by an earlier version of the
 gateway) into the embedded PostgreSQL, in DATA_DIR/postgres: every row, API
 keys included, checked row for row. PGlite's files are then kept, whole, in
-DATA_DIR/pglite-<time>; nothing is deleted. Stop the gateway first.`,
+DATA_DIR/pglite-<time>; nothing is deleted. It refuses while a gateway of the
+earlier version has the directory open. (npm start and the other commands
+carry such a directory over by themselves, first.)`,
   options: {},
 } satisfies CommandLine;
 
@@ -29,7 +33,15 @@ const carry: Command = async (args, io) => {
     io.err("db:carry-over: DATABASE_URL is set; the carry-over fills the embedded PostgreSQL of DATA_DIR: unset DATABASE_URL\n");
     return 2;
   }
-  const { tables, kept } = await carryOver(config.dataDir, (phase) => io.err(`db:carry-over: ${phase}…\n`));
+  let carried: Awaited<ReturnType<typeof carryOver>>;
+  try {
+    carried = await carryOver(config.dataDir, (phase) => io.err(`db:carry-over: ${phase}…\n`));
+  } catch (error) {
+    if (!(error instanceof CarryOverError && error.inUse)) throw error;
+    io.err(`db:carry-over failed: ${error.message}\n`);
+    return 2;
+  }
+  const { tables, kept } = carried;
   const rows = tables.reduce((sum, t) => sum + t.rows, 0);
   io.out(
     `carried ${count(rows)} rows of ${tables.length} tables from PGlite into the embedded PostgreSQL, checked row for row; PGlite's files are kept in ${kept}\n`,
@@ -42,6 +54,4 @@ export const carryOverCommand: CommandSpec = {
   prefix: "db:carry-over failed",
   line: LINE,
   run: carry,
-  // Refused while a gateway or command of the previous version has the directory open.
-  exclusive: true,
 };

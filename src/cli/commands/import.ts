@@ -27,12 +27,6 @@ function summary(s: ImportSummary, seconds: number): string {
   );
 }
 
-/** The file the command reads, if its command line is right. */
-const inputOf = (args: string[]) => {
-  const read = readArgs(LINE, args);
-  return read.ok && read.positionals[0] !== "" ? read.positionals[0] : undefined;
-};
-
 const importCli: Command = async (args, io, withDatabase) => {
   const read = readArgs(LINE, args);
   if (!read.ok) return answerUsage(io, read);
@@ -63,5 +57,4 @@ export const importCommand: CommandSpec = {
   prefix: "import failed",
   line: LINE,
   run: importCli,
-  inputOf,
 };

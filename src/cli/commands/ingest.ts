@@ -8,7 +8,6 @@
  * a usage error.
  */
 import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
 import { ConfigError, loadConfig } from "../../config.js";
 import { StationSource } from "../../generated/prisma/enums.js";
 import { readAirNow, readAirNowSites } from "../../ingest/airnow.js";
@@ -161,24 +160,9 @@ const ingestCli: Command = async (args, io, withDatabase) => {
   }
 };
 
-/** The input the command reads, if its command line is right: opened by the command line's process. */
-const inputOf = (args: string[]) => {
-  const read = readArgs(LINE, args);
-  return read.ok && SOURCES.includes(read.values.source as StationSource) ? inputPath(read) : undefined;
-};
-
 export const ingestCommand: CommandSpec = {
   name: "ingest",
   prefix: "ingest failed",
   line: LINE,
   run: ingestCli,
-  inputOf,
-  // A gateway that owns the database reads the site list where the command line would, and
-  // the payload the command line fetched as its input: no URL or key is sent to it.
-  sendArgs: (args) => {
-    const read = readArgs(LINE, args);
-    if (!read.ok) return args;
-    const sites = read.values.sites === undefined ? [] : ["--sites", resolve(read.values.sites)];
-    return ["--source", String(read.values.source), ...sites, ...(read.values.fetch ? ["-"] : read.positionals)];
-  },
 };

@@ -219,11 +219,19 @@ export async function restoreBackup(connectionString: string, input: Readable, g
           () => undefined,
           (error: Error) => new BackupFormatError(`table ${name}: ${error.message.split("\n")[0]}`),
         );
-        for (let row = await next(); ; row = await next()) {
-          if (row === undefined) throw new BackupFormatError(`the copy ends inside table ${name}: it is cut short`);
-          if (row === "\\.") break;
-          if (stream.destroyed) break;
-          if (!stream.write(`${row}\n`)) await Promise.race([once(stream, "drain"), refused]);
+        try {
+          for (let row = await next(); ; row = await next()) {
+            if (row === undefined) throw new BackupFormatError(`the copy ends inside table ${name}: it is cut short`);
+            if (row === "\\.") break;
+            if (stream.destroyed) break;
+            if (!stream.write(`${row}\n`)) await Promise.race([once(stream, "drain"), refused]);
+          }
+        } catch (error) {
+          // The COPY still holds the connection, and the ROLLBACK would wait behind it for ever:
+          // fail it first (CopyFail), and wait for the server to end it.
+          stream.destroy(error as Error);
+          await refused;
+          throw error;
         }
         stream.end();
         const error = await refused;

@@ -115,6 +115,12 @@ it("a file that is not a whole copy: exit 1, one line, and nothing changed", asy
     ["not-gzip", Buffer.from("hello"), /not a copy written by db:backup/],
     ["other-text", gzipSync("SELECT 1;\n"), /not a copy written by db:backup \(its first line is not the format's\)/],
     ["cut-short", gzipSync(text.slice(0, Math.floor(text.length * 0.7))), /cut short|rows, \d+ were read|lacks tables/],
+    // Cut after a table's first row: the COPY under way must be failed before the transaction can roll back.
+    [
+      "cut-inside-a-table",
+      gzipSync(text.slice(0, text.indexOf("\n", text.indexOf("\n", text.indexOf('\nCOPY public."university"') + 1) + 1) + 1)),
+      /the copy ends inside table university: it is cut short/,
+    ],
     [
       "wrong-count",
       gzipSync(text.replace(/^-- rows "university" 15$/m, '-- rows "university" 16')),

@@ -4,17 +4,15 @@
  * PostgreSQL server at TEST_DATABASE_URL (default
  * postgresql://postgres@127.0.0.1:5432/test). `drop` removes it, after `close`.
  */
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { type Database, openDatabase } from "../src/db/driver.js";
+import { tempDir } from "../test/support/temp.js";
 import { createThrowawayDatabase } from "../test/support/throwaway-postgres.js";
 
 export async function benchDatabase(embedded: boolean): Promise<Database & { drop: () => Promise<void> }> {
   if (embedded) {
-    const dir = mkdtempSync(join(tmpdir(), "gw-bench-"));
-    // As root the server runs as an unprivileged user, who must reach DATA_DIR.
-    chmodSync(dir, 0o711);
+    const dir = tempDir("gw-bench-");
     const db = await openDatabase({ dataDir: join(dir, "data"), role: "bench" });
     // Called after `close`, which stopped the server (its only user).
     return Object.assign(db, { drop: async () => rmSync(dir, { recursive: true, force: true }) });

@@ -85,7 +85,7 @@ export async function carryOver(dataDir: string, onPhase: (phase: string) => voi
       onPhase("copying");
       const source = { query: rowsOf(old), copyOut: old.copyOut };
       const text = new PassThrough();
-      const restored = restoreBackup(server.url!, text, false);
+      const restored = restoreBackup(server.url, text, false);
       // Whichever side fails stops the other: a writer left waiting for a reader that stopped would wait forever.
       restored.catch(() => text.destroy(new Error("the copy into PostgreSQL stopped")));
       const written = writeBackupFrom(source, text).then(

@@ -136,7 +136,7 @@ describe("the v1 answer cache", () => {
   it("listens again after the server drops its connection, and empties itself then", async () => {
     const s = await start(await freshDatabase(), 60_000);
     await s.get("/api/v1/universities");
-    const admin = await openDatabase({ databaseUrl: s.db.url! });
+    const admin = await openDatabase({ databaseUrl: s.db.url });
     try {
       const killed = await admin.query<{ n: number }>(
         `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`,

@@ -12,7 +12,7 @@
  * machine, `db:migrate`) do not use them.
  */
 import { randomBytes } from "node:crypto";
-import { chownSync, cpSync, readdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, chownSync, cpSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { openDatabase, openEmbedded } from "../../src/db/driver.js";
@@ -77,20 +77,26 @@ export async function makeTemplates(server: string): Promise<Templates & { remov
   }
 }
 
-/** Gives `path` and everything under it to the user the embedded server runs as, when that is not this one. */
-function chownToServer(path: string): void {
+/**
+ * Gives `copy` and everything under it the modes of `original` (fs.cp keeps
+ * them on some Node versions only, and PostgreSQL refuses a cluster that
+ * others may read), and the user the embedded server runs as, when that is
+ * not this one.
+ */
+function likeOriginal(original: string, copy: string): void {
   const user = serverUser();
-  if (!user) return;
-  const walk = (p: string) => {
-    chownSync(p, user.uid, user.gid);
-    if (statSync(p).isDirectory()) for (const name of readdirSync(p)) walk(join(p, name));
+  const walk = (from: string, to: string) => {
+    const stat = statSync(from);
+    chmodSync(to, stat.mode & 0o7777);
+    if (user) chownSync(to, user.uid, user.gid);
+    if (stat.isDirectory()) for (const name of readdirSync(from)) walk(join(from, name), join(to, name));
   };
-  walk(path);
+  walk(original, copy);
 }
 
 /** Puts a copy of the template DATA_DIR at `dataDir` (which must not exist yet), for a command or gateway to start on. */
 export function copyDataDir(templates: Templates, dataDir: string): string {
   cpSync(templates.dataDir, dataDir, { recursive: true, errorOnExist: true, force: false });
-  chownToServer(join(dataDir, CLUSTER_DIR));
+  likeOriginal(join(templates.dataDir, CLUSTER_DIR), join(dataDir, CLUSTER_DIR));
   return dataDir;
 }

@@ -104,16 +104,16 @@ export const cacheClears = new Counter({
   registers: [registry],
 });
 
-let poolStats: (() => PoolStats | undefined) | undefined;
+let poolStats: (() => PoolStats) | undefined;
 
 /** Reports the pool of the database this process serves from (the last one given). */
-export function observePool(stats: () => PoolStats | undefined): void {
+export function observePool(stats: () => PoolStats): void {
   poolStats = stats;
 }
 
 new Gauge({
   name: "gateway_db_pool_connections",
-  help: "PostgreSQL pool connections: in_use and idle ones, and requests waiting for one. Absent on the embedded database.",
+  help: "PostgreSQL pool connections: in_use and idle ones, and requests waiting for one.",
   labelNames: ["state"] as const,
   registers: [registry],
   collect() {

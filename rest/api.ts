@@ -39,6 +39,18 @@ export interface KeptAnswer extends Answer {
 }
 
 /** An answer made ready to keep, and to serve as it is (rest/cached-path.ts). */
+/**
+ * Every answer of a deprecated route says so, the kept ones included
+ * (rest/cached-path.ts serves those): `Deprecation` (RFC 9745: `@` and the
+ * Unix time it began) and `Sunset` (RFC 8594: an HTTP date).
+ */
+function markDeprecated(route: Route, answer: Answer): Answer {
+  if (!route.deprecated) return answer;
+  const at = (date: string) => new Date(`${date}T00:00:00Z`);
+  const { since, sunset } = route.deprecated;
+  return { ...answer, headers: { ...answer.headers, deprecation: `@${at(since).getTime() / 1000}`, sunset: at(sunset).toUTCString() } };
+}
+
 function keep(answer: Answer): KeptAnswer {
   const text = JSON.stringify(answer.body);
   const bytes = Buffer.from(text);
@@ -156,7 +168,7 @@ export class RestApi {
    */
   async call(match: RouteMatch, query: URLSearchParams, context: Context, onError?: (error: unknown) => void): Promise<Answer> {
     const read = argsOf(match, query);
-    return "refused" in read ? read.refused : this.answer(match.route, read.args, context, onError);
+    return "refused" in read ? markDeprecated(match.route, read.refused) : this.answer(match.route, read.args, context, onError);
   }
 
   /**
@@ -200,8 +212,9 @@ export class RestApi {
    * 503 or 500 is passed to `onError`. MCP tools call this directly.
    */
   async answer(route: Route, args: RawArgs, context: Context, onError?: (error: unknown) => void): Promise<Answer> {
+    const marked = (answer: Answer) => markDeprecated(route, answer);
     const prepared = this.prepare(route, args);
-    if ("status" in prepared) return prepared;
+    if ("status" in prepared) return marked(prepared);
     const { key, values } = prepared;
     const cached = this.cache?.get(key);
     if (cached) return cached as Answer;
@@ -216,15 +229,15 @@ export class RestApi {
       const what = Object.keys(route.pathParams)
         .map((n) => `${n} ${String(values[n])}`)
         .join(", ");
-      const answer: Answer = body ? { status: 200, body } : { status: 404, body: failure(`${what || "resource"} not found`) };
+      const answer = marked(body ? { status: 200, body } : { status: 404, body: failure(`${what || "resource"} not found`) });
       if (this.cache?.enabled) this.cache.set(key, keep(answer), context.validForMs());
       return answer;
     } catch (error) {
       onError?.(error);
       if (isUnavailable(error)) {
-        return { status: 503, body: failure(UNAVAILABLE_MESSAGE), headers: { "retry-after": String(RETRY_AFTER_SECONDS) } };
+        return marked({ status: 503, body: failure(UNAVAILABLE_MESSAGE), headers: { "retry-after": String(RETRY_AFTER_SECONDS) } });
       }
-      return { status: 500, body: failure("internal error") };
+      return marked({ status: 500, body: failure("internal error") });
     }
   }
 }

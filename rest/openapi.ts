@@ -92,6 +92,12 @@ function operation(route: Route, body: BodySchema, examples: Record<string, Exam
   return {
     operationId: route.operation,
     summary: route.description,
+    ...(route.deprecated
+      ? {
+          deprecated: true,
+          description: `Deprecated since ${route.deprecated.since}, and removed after ${route.deprecated.sunset}: every answer carries \`Deprecation\` and \`Sunset\` headers. See CHANGELOG.md for what replaces it.`,
+        }
+      : {}),
     tags: [tagOf(route.path)],
     security: [{ bearer: [] }],
     ...(pathParams.length + queryParams.length > 0 ? { parameters: [...pathParams, ...queryParams] } : {}),

@@ -23,6 +23,12 @@ export interface Route<Q extends ParamRules = ParamRules, P extends Record<strin
   envelope: Envelope;
   pathParams: P;
   query: Q;
+  /**
+   * Set once the route is on its way out (and listed in CHANGELOG.md): its
+   * answers carry `Deprecation` (RFC 9745) and `Sunset` (RFC 8594), and the
+   * OpenAPI document marks it `deprecated`. Dates are `YYYY-MM-DD`, UTC.
+   */
+  deprecated?: { since: string; sunset: string };
   /** GraphQL variables from the validated parameters. */
   variables(params: ParamValues<Q> & { [K in keyof P]: P[K] extends "integer" ? number : string }): Record<string, unknown>;
 }

@@ -1,0 +1,162 @@
+/**
+ * The breaking-change guard (./guard.ts): the current contracts against the
+ * released ones, as `npm test` must find them; then the guard itself, on
+ * changes made to throwaway copies of the real documents, so that each rule
+ * is seen to refuse what it must and to let through what it may.
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { type ContractChange, graphqlChanges, openapiChanges, refusals, releasedVersion } from "./guard.js";
+
+const read = (path: string) => readFileSync(path, "utf8");
+const RELEASED_SDL = read("graphql/schema.released.graphql");
+const CURRENT_SDL = read("graphql/schema.graphql");
+const RELEASED_API = JSON.parse(read("rest/openapi.released.json")) as Record<string, unknown>;
+const CURRENT_API = JSON.parse(read("rest/openapi.json")) as Record<string, unknown>;
+const CHANGELOG = read("CHANGELOG.md");
+
+describe("the published contracts", () => {
+  it("change only as CHANGELOG.md records, breaking ones after a deprecation", async () => {
+    const changes = [...(await graphqlChanges(RELEASED_SDL, CURRENT_SDL)), ...openapiChanges(RELEASED_API, CURRENT_API)];
+    expect(refusals(changes, CHANGELOG, releasedVersion(RELEASED_SDL))).toEqual([]);
+  });
+
+  it("npm run contracts:release refuses to release a version twice, and changes nothing", () => {
+    let failed: { status: number; stderr: string } | undefined;
+    try {
+      execFileSync(process.execPath, ["scripts/release-contracts.mjs"], { stdio: "pipe" });
+    } catch (error) {
+      failed = { status: (error as { status: number }).status, stderr: String((error as { stderr: Buffer }).stderr) };
+    }
+    expect(failed).toEqual({
+      status: 1,
+      stderr: `contracts:release: ${releasedVersion(RELEASED_SDL)} is released already; add a newer section to CHANGELOG.md first\n`,
+    });
+    expect(read("graphql/schema.released.graphql")).toBe(RELEASED_SDL);
+  });
+});
+
+const copy = <T>(value: T): T => structuredClone(value);
+type Doc = Record<string, any>;
+const schemas = (doc: Doc) => doc.components.schemas as Doc;
+const papers = (doc: Doc) => doc.paths["/api/v1/papers"].get as Doc;
+const only = (changes: ContractChange[]) => changes.map(({ path, message, breaking }) => ({ path, message, breaking }));
+const NEXT = (lines: string[]) => `# Changelog\n\n## 0.2.0\n\n${lines.join("\n")}\n\n## 0.1.0\n\n- First.\n`;
+
+describe("the guard on GraphQL", () => {
+  it("finds nothing between a schema and itself", async () => {
+    expect(await graphqlChanges(CURRENT_SDL, CURRENT_SDL)).toEqual([]);
+  });
+
+  it("refuses a removed field that was not deprecated, and one that is not in the changelog", async () => {
+    const changes = await graphqlChanges(
+      CURRENT_SDL,
+      CURRENT_SDL.replace(/\n {2}"""Award received, if any\."""\n {2}award: String\n/, "\n"),
+    );
+    expect(only(changes)).toEqual([{ path: "Paper.award", message: "Field 'award' was removed from object type 'Paper'", breaking: true }]);
+    expect(refusals(changes, NEXT([]), "0.1.0")).toEqual([
+      "graphql Paper.award: Field 'award' was removed from object type 'Paper': not listed under ## 0.2.0 in CHANGELOG.md (a line with `Paper.award`)",
+    ]);
+    expect(refusals(changes, NEXT(["- **Breaking**: `Paper.award` removed: nobody awards papers any more."]), "0.1.0")).toEqual([
+      "graphql Paper.award: Field 'award' was removed from object type 'Paper': breaking, and the released contract did not deprecate it first (GraphQL @deprecated, OpenAPI deprecated: true)",
+    ]);
+  });
+
+  it("lets a removal through once the released schema deprecated it and the changelog says why", async () => {
+    const released = CURRENT_SDL.replace("  award: String\n", '  award: String @deprecated(reason: "Use `category`.")\n');
+    const changes = await graphqlChanges(released, CURRENT_SDL.replace(/\n {2}"""Award received, if any\."""\n {2}award: String\n/, "\n"));
+    expect(changes.map((c) => [c.path, c.breaking, c.deprecated])).toEqual([["Paper.award", true, true]]);
+    expect(refusals(changes, NEXT(["- **Breaking**: `Paper.award` removed: nobody awards papers any more."]), "0.1.0")).toEqual([]);
+    expect(refusals(changes, NEXT(["- `Paper.award` removed."]), "0.1.0")).toEqual([
+      "graphql Paper.award: Field 'award' (deprecated) was removed from object type 'Paper': breaking; its changelog line must begin with **Breaking** and say why",
+    ]);
+  });
+
+  it("lets an addition through once the changelog lists it under a newer version", async () => {
+    const changes = await graphqlChanges(CURRENT_SDL, CURRENT_SDL.replace("  award: String\n", "  award: String\n  awardYear: Int\n"));
+    expect(only(changes)).toEqual([
+      { path: "Paper.awardYear", message: "Field 'awardYear' was added to object type 'Paper'", breaking: false },
+    ]);
+    expect(refusals(changes, NEXT(["- `Paper.awardYear`: the year of the award."]), "0.1.0")).toEqual([]);
+    expect(refusals(changes, NEXT(["- `Paper.awardYear`: the year of the award."]), "0.2.0")[0]).toMatch(
+      /^1 change\(s\) to the published contracts, and CHANGELOG.md has no version newer than the released 0\.2\.0 to list them under: Paper\.awardYear/,
+    );
+  });
+});
+
+describe("the guard on OpenAPI", () => {
+  it("finds nothing between a document and itself", () => {
+    expect(openapiChanges(CURRENT_API, CURRENT_API)).toEqual([]);
+  });
+
+  it("a response field removed or its type changed is breaking; one added is not", () => {
+    const now = copy(CURRENT_API) as Doc;
+    const paper = schemas(now).Paper;
+    delete paper.properties.award;
+    paper.properties.category = { type: "integer" };
+    paper.properties.award_year = { type: ["integer", "null"] };
+    expect(only(openapiChanges(CURRENT_API, now))).toEqual([
+      { path: "GET /api/v1/papers 200 items[].category", message: "type changed from string|null to integer", breaking: true },
+      { path: "GET /api/v1/papers 200 items[].award", message: "response field removed", breaking: true },
+      { path: "GET /api/v1/papers 200 items[].award_year", message: "response field added", breaking: false },
+    ]);
+  });
+
+  it("any field added to or removed from a v1 envelope is breaking, by the contract", () => {
+    const now = copy(CURRENT_API) as Doc;
+    schemas(now).PaperList.properties.next = { type: ["string", "null"] };
+    delete schemas(now).PaperList.properties.total;
+    expect(only(openapiChanges(CURRENT_API, now))).toEqual([
+      {
+        path: "GET /api/v1/papers 200 total",
+        message: "envelope field removed (a v1 envelope's fields are fixed by the contract)",
+        breaking: true,
+      },
+      {
+        path: "GET /api/v1/papers 200 next",
+        message: "envelope field added (a v1 envelope's fields are fixed by the contract)",
+        breaking: true,
+      },
+    ]);
+  });
+
+  it("an operation or parameter removed, a parameter required or narrowed, an enum value removed: breaking; an optional parameter or an operation added: not", () => {
+    const now = copy(CURRENT_API) as Doc;
+    delete now.paths["/api/v1/conferences"];
+    now.paths["/api/v1/awards"] = { get: papers(CURRENT_API) };
+    const courses = now.paths["/api/v1/courses"].get;
+    const byName = (name: string) => courses.parameters.find((p: Doc) => p.name === name);
+    byName("university").schema.maxLength = 50;
+    byName("university").required = true;
+    courses.parameters = courses.parameters.filter((p: Doc) => p.name !== "semester");
+    courses.parameters.push({ name: "year", in: "query", required: false, schema: { type: "integer" } });
+    const stats = now.paths["/api/v1/course_stats"].get.parameters.find((p: Doc) => p.name === "group_by");
+    stats.schema.enum = stats.schema.enum.slice(1);
+    const found = only(openapiChanges(CURRENT_API, now));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        { path: "GET /api/v1/conferences", message: "operation removed", breaking: true },
+        { path: "GET /api/v1/awards", message: "operation added", breaking: false },
+        { path: "GET /api/v1/courses query parameter university", message: "parameter became required", breaking: true },
+        { path: "GET /api/v1/courses query parameter university", message: "maxLength narrowed from 200 to 50", breaking: true },
+        { path: "GET /api/v1/courses query parameter semester", message: "parameter removed", breaking: true },
+        { path: "GET /api/v1/courses query parameter year", message: "parameter added", breaking: false },
+        { path: "GET /api/v1/course_stats query parameter group_by", message: 'enum value "semester" removed', breaking: true },
+      ]),
+    );
+    expect(found).toHaveLength(7);
+  });
+
+  it("a removal passes once the released document deprecated it", () => {
+    const released = copy(CURRENT_API) as Doc;
+    released.paths["/api/v1/conferences"].get.deprecated = true;
+    const now = copy(CURRENT_API) as Doc;
+    delete now.paths["/api/v1/conferences"];
+    const changes = openapiChanges(released, now);
+    expect(changes.map((c) => [c.path, c.breaking, c.deprecated])).toEqual([["GET /api/v1/conferences", true, true]]);
+    expect(refusals(changes, NEXT(["- **Breaking**: `GET /api/v1/conferences` removed: conferences moved to papers."]), "0.1.0")).toEqual(
+      [],
+    );
+  });
+});

@@ -73,6 +73,23 @@ describe("the guard on GraphQL", () => {
     ]);
   });
 
+  it("a type may go once only deprecated fields led to it", async () => {
+    const sdl = "type Query {\n  old: Old\n  kept: String\n}\n\ntype Old {\n  x: String\n}\n";
+    const removed = "type Query {\n  kept: String\n}\n";
+    const withReason = NEXT([
+      "- **Breaking**: `Query.old` removed: nothing reads it any more.",
+      "- **Breaking**: `Old` removed: only `Query.old` returned it.",
+    ]);
+    expect(refusals(await graphqlChanges(sdl, removed), withReason, "0.1.0")).toHaveLength(2);
+    const deprecated = sdl.replace("old: Old", 'old: Old @deprecated(reason: "Gone soon.")');
+    const changes = await graphqlChanges(deprecated, removed);
+    expect(changes.map((c) => [c.path, c.breaking, c.deprecated])).toEqual([
+      ["Old", true, true],
+      ["Query.old", true, true],
+    ]);
+    expect(refusals(changes, withReason, "0.1.0")).toEqual([]);
+  });
+
   it("lets an addition through once the changelog lists it under a newer version", async () => {
     const changes = await graphqlChanges(CURRENT_SDL, CURRENT_SDL.replace("  award: String\n", "  award: String\n  awardYear: Int\n"));
     expect(only(changes)).toEqual([

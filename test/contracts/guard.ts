@@ -19,7 +19,17 @@
  * Every other change must be listed there too.
  */
 import { CriticalityLevel, diff } from "@graphql-inspector/core";
-import { buildSchema, type GraphQLSchema } from "graphql";
+import {
+  buildSchema,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type GraphQLType,
+  getNamedType,
+  isInputObjectType,
+  isInterfaceType,
+  isObjectType,
+  isUnionType,
+} from "graphql";
 
 /** One difference between a released contract and the current one. */
 export interface ContractChange {
@@ -46,10 +56,15 @@ export async function graphqlChanges(released: string, current: string): Promise
   }));
 }
 
-/** Whether the schema marks `Type.field` (or `Type.field.argument`, or `Enum.VALUE`) deprecated. */
+/**
+ * Whether the schema marks `Type.field` (or `Type.field.argument`, or
+ * `Enum.VALUE`) deprecated; a type, which GraphQL cannot mark, counts as
+ * deprecated when only deprecated fields lead to it from the root types.
+ */
 function isDeprecated(schema: GraphQLSchema, path: string): boolean {
   const [typeName, member, argument] = path.split(".");
   const type = typeName ? schema.getType(typeName) : undefined;
+  if (type && !member) return !reachable(schema).has(type.name);
   if (!type || !member) return false;
   if ("getValues" in type) return type.getValues().find((v) => v.name === member)?.deprecationReason != null;
   if (!("getFields" in type)) return false;
@@ -57,6 +72,25 @@ function isDeprecated(schema: GraphQLSchema, path: string): boolean {
   if (!field) return false;
   if (argument) return "args" in field && field.args.find((a) => a.name === argument)?.deprecationReason != null;
   return field.deprecationReason != null;
+}
+
+/** The names of the types a client can reach from the root types without a deprecated field or argument. */
+function reachable(schema: GraphQLSchema): Set<string> {
+  const seen = new Set<string>();
+  const visit = (type: GraphQLNamedType | null | undefined) => {
+    if (!type || seen.has(type.name)) return;
+    seen.add(type.name);
+    if (isObjectType(type) || isInterfaceType(type) || isInputObjectType(type)) {
+      for (const field of Object.values(type.getFields())) {
+        if (field.deprecationReason != null) continue;
+        visit(getNamedType(field.type as GraphQLType));
+        if ("args" in field) for (const arg of field.args) if (arg.deprecationReason == null) visit(getNamedType(arg.type as GraphQLType));
+      }
+    }
+    if (isInterfaceType(type) || isUnionType(type)) for (const t of schema.getPossibleTypes(type)) visit(t);
+  };
+  for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) visit(root);
+  return seen;
 }
 
 type Json = Record<string, unknown>;

@@ -47,12 +47,15 @@ export interface ContractChange {
 export async function graphqlChanges(released: string, current: string): Promise<ContractChange[]> {
   const before = buildSchema(released);
   const changes = await diff(before, buildSchema(current));
+  // What the released schema lets a client reach, walked once, and only if a type was removed.
+  let reach: Set<string> | undefined;
+  const reachableBefore = () => (reach ??= reachable(before));
   return changes.map((change) => ({
     contract: "graphql",
     path: change.path ?? change.type,
     message: change.message,
     breaking: change.criticality.level === CriticalityLevel.Breaking,
-    deprecated: change.path !== undefined && isDeprecated(before, change.path),
+    deprecated: change.path !== undefined && isDeprecated(before, change.path, reachableBefore),
   }));
 }
 
@@ -61,10 +64,10 @@ export async function graphqlChanges(released: string, current: string): Promise
  * `Enum.VALUE`) deprecated; a type, which GraphQL cannot mark, counts as
  * deprecated when only deprecated fields lead to it from the root types.
  */
-function isDeprecated(schema: GraphQLSchema, path: string): boolean {
+function isDeprecated(schema: GraphQLSchema, path: string, reachableTypes: () => Set<string>): boolean {
   const [typeName, member, argument] = path.split(".");
   const type = typeName ? schema.getType(typeName) : undefined;
-  if (type && !member) return !reachable(schema).has(type.name);
+  if (type && !member) return !reachableTypes().has(type.name);
   if (!type || !member) return false;
   if ("getValues" in type) return type.getValues().find((v) => v.name === member)?.deprecationReason != null;
   if (!("getFields" in type)) return false;

@@ -8,7 +8,7 @@
  *   (`ApiKeyGuard.check`, which refuses in the REST shape, 401/429/503);
  * - the security and CORS headers (`securityHeaders`, `answerCorsHeaders`);
  * - the `ETag` kept with the answer, and 304 for a matching `If-None-Match`
- *   (`matches`);
+ *   (`matches`), with `PUBLIC_CACHE_CONTROL`;
  * - the access log line and the metrics (`recordAccess`).
  *
  * A kept answer goes out in the encoding the compression middleware would
@@ -25,7 +25,7 @@ import type { Logger } from "pino";
 import type { KeptAnswer, RestApi } from "./api.js";
 import { recordAccess, requestIdFrom } from "../src/plugins/access-log.js";
 import type { ApiKeyGuard, KeyCheck } from "../src/plugins/api-keys.js";
-import { matches, notModifiedHeaders } from "../src/plugins/conditional.js";
+import { matches, notModifiedHeaders, PUBLIC_CACHE_CONTROL } from "../src/plugins/conditional.js";
 import { answerCorsHeaders, type CorsPolicy, securityHeaders } from "../src/plugins/cors.js";
 import { refusalBody } from "../src/plugins/error-shapes.js";
 
@@ -119,7 +119,7 @@ export function cachedPath(options: CachedPathOptions): CachedPath {
       const { status, body, headers } = checked.refusal;
       return write(request, response, served, status, body, headers, checked);
     }
-    const headers = kept.etag ? { ...kept.headers, etag: kept.etag } : { ...kept.headers };
+    const headers = kept.etag ? { ...kept.headers, etag: kept.etag, "cache-control": PUBLIC_CACHE_CONTROL } : { ...kept.headers };
     write(request, response, served, kept.status, kept.bytes, headers, checked, (encoding) => {
       // Compressed once, the first time a client asks for this encoding, and kept with the answer.
       kept.encoded ??= {};

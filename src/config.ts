@@ -42,6 +42,10 @@ export const VARIABLES = {
   SHUTDOWN_TIMEOUT_MS: integer(0, 600_000, 10_000),
   QUERY_MAX_COST: integer(1, 100_000_000, MAX_COST),
   RESPONSE_CACHE_MS: integer(0, 604_800_000, 86_400_000),
+  TRUSTED_DOCUMENTS: variable(
+    z.string().optional(),
+    "a JSON file of SHA-256 hash → GraphQL document (or an Apollo persisted query manifest), or unset (any document runs)",
+  ),
   WEB_CONCURRENCY: integer(1, 64, 1),
   HEAP_GROWTH_PERCENT: integer(0, 400, 50),
   CORS_ORIGINS: variable(
@@ -119,6 +123,8 @@ export interface Config {
   queryMaxCost: number;
   /** The longest an answer is kept in memory (src/cache/answers.ts; sooner gone when its data or the clock moves it); 0: no cache. */
   responseCacheMs: number;
+  /** The file of the only GraphQL documents `/graphql` runs (src/plugins/persisted-documents.ts); undefined: any document. */
+  trustedDocuments: string | undefined;
   /** Worker processes sharing the port (src/cluster.ts). */
   webConcurrency: number;
   /** How far V8 may grow the heap past what was live before its next full collection, in percent (src/observe/heap.ts); 0: V8's own rule. */
@@ -181,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     queryMaxCost: c.QUERY_MAX_COST,
     responseCacheMs: c.RESPONSE_CACHE_MS,
+    trustedDocuments: c.TRUSTED_DOCUMENTS,
     webConcurrency: c.WEB_CONCURRENCY,
     heapGrowthPercent: c.HEAP_GROWTH_PERCENT,
     corsOrigins: c.CORS_ORIGINS,

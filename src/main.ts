@@ -9,6 +9,8 @@ import { commandLine } from "./cli/args.js";
 import { runPrimary } from "./cluster.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
+import { readTrustedDocuments, type TrustedDocuments } from "./plugins/persisted-documents.js";
+import { schema } from "./schema/index.js";
 import { serve } from "./serve.js";
 
 commandLine({
@@ -24,8 +26,11 @@ environment variables only; the README lists them.`,
 });
 
 let config: Config;
+let trusted: TrustedDocuments | undefined;
 try {
   config = loadConfig();
+  // Read here, before any worker is forked: a bad file stops the start once.
+  trusted = config.trustedDocuments === undefined ? undefined : readTrustedDocuments(config.trustedDocuments, schema);
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   process.stderr.write(`npm start: ${error.message}\n`);
@@ -34,4 +39,4 @@ try {
 const log = createLogger(config.logLevel);
 
 if (cluster.isPrimary && config.webConcurrency > 1) await runPrimary(config, log);
-else await serve(config, log);
+else await serve(config, log, { trusted });

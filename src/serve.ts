@@ -28,6 +28,7 @@ import { createHttpServer, drain } from "./http.js";
 import { setHeapGrowth } from "./observe/heap.js";
 import { observePool } from "./observe/metrics.js";
 import { metricsListener } from "./plugins/metrics.js";
+import type { TrustedDocuments } from "./plugins/persisted-documents.js";
 import { createGateway } from "./server.js";
 
 /** The address the gateway listens on, as a URL. */
@@ -95,8 +96,14 @@ export function printDevelopmentKey(config: Config, key: string): void {
   console.log(`  curl -H "Authorization: Bearer ${key}" ${baseUrl(config)}/api/v1/universities\n`);
 }
 
+/** What `serve` is given beside the configuration, read once by src/main.ts. */
+export interface ServeOptions {
+  /** The trusted documents of TRUSTED_DOCUMENTS, read and checked; unset: any document runs. */
+  trusted?: TrustedDocuments | undefined;
+}
+
 /** Serves until SIGTERM or SIGINT (then the process exits). */
-export async function serve(config: Config, log: Logger): Promise<void> {
+export async function serve(config: Config, log: Logger, options: ServeOptions = {}): Promise<void> {
   setHeapGrowth(config.heapGrowthPercent);
   const db = await openForGateway(config, log);
   // With WEB_CONCURRENCY, the primary has prepared the database (and printed the key) before forking.
@@ -150,6 +157,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     metrics: config.metricsPort === undefined,
     answers,
     account,
+    ...(options.trusted ? { trustedDocuments: options.trusted } : {}),
   });
   const server = createHttpServer(gateway, { log, first: gateway.cached });
   // With METRICS_PORT, /metrics has a listener of its own (kept off the public one by the operator's firewall).

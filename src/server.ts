@@ -21,6 +21,7 @@ import { corsPolicy, useCors, useSecurityHeaders } from "./plugins/cors.js";
 import { type CachedPath, cachedPath } from "../rest/cached-path.js";
 import { useMcp, useMcpOrigins } from "./mcp/plugin.js";
 import { METRICS_PATH, useMetricsEndpoint } from "./plugins/metrics.js";
+import { type TrustedDocuments, usePersistedDocuments } from "./plugins/persisted-documents.js";
 import { ownerOf, surfaceOf, usePaths } from "./plugins/paths.js";
 import { type QueryLimitOptions, useQueryLimits } from "./plugins/query-limits.js";
 import { useRequestShare } from "./plugins/request-share.js";
@@ -66,6 +67,8 @@ export interface GatewayOptions {
   answers?: AnswerCache;
   /** "My API Keys" under `/account/`; unset: those paths answer 404. */
   account?: AccountOptions;
+  /** The only documents `/graphql` runs (TRUSTED_DOCUMENTS); unset: any document, and automatic persisted queries. */
+  trustedDocuments?: TrustedDocuments;
 }
 
 export type Gateway = YogaServerInstance<Record<string, unknown>, Context> & {
@@ -120,6 +123,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         ...(options.log ? { log: options.log } : {}),
       }),
       useMcp({ api, context, ...(options.log ? { log: options.log } : {}) }),
+      ...usePersistedDocuments({ trusted: options.trustedDocuments }),
       ...(options.answers ? [useGraphQLCache({ cache: options.answers })] : []),
       useInputLimits(),
       ...useQueryLimits(options.queryLimits),

@@ -5,7 +5,8 @@
  * opens or creates anything. The README's table lists every variable.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -99,6 +100,23 @@ describe("npm start with a bad configuration", () => {
     const code = await new Promise((resolve) => child.on("close", resolve));
     expect(stderr).toBe("npm start: invalid configuration: RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1,000,000 (default 60)\n");
     expect(stdout).toBe("");
+    expect(code).toBe(2);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it("names a TRUSTED_DOCUMENTS file that cannot be used, and exits 2 before it creates DATA_DIR", async () => {
+    const dataDir = join(tmp, "data");
+    const file = join(tmp, "trusted.json");
+    writeFileSync(file, JSON.stringify({ [createHash("sha256").update("{ nope }").digest("hex")]: "{ nope }" }));
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, TRUSTED_DOCUMENTS: file };
+    delete env.DATABASE_URL;
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(stderr).toMatch(
+      new RegExp(`^npm start: TRUSTED_DOCUMENTS ${file}: entry "[0-9a-f]{64}": Cannot query field "nope" on type "Query".*\\n$`),
+    );
     expect(code).toBe(2);
     expect(existsSync(dataDir)).toBe(false);
   });

@@ -3,9 +3,23 @@
  * no body. The tag is weak (`W/"…"`): the same representation may go out
  * gzip- or brotli-encoded (src/http.ts). It runs after the key check, so a
  * 304 still counts against the key's limits (docs/contract.md §8).
+ *
+ * A REST answer and a GraphQL answer to a GET (a persisted query's, say)
+ * also carry {@link PUBLIC_CACHE_CONTROL}, so that a CDN may keep them; a
+ * GraphQL one varies with `Accept`, which chooses its media type.
  */
 import { createHash } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
+import { surfaceOf } from "./paths.js";
+
+/**
+ * The `Cache-Control` of a public answer: any cache, a CDN's too, may keep
+ * it (`public`: the requests carry `Authorization`, without which a shared
+ * cache would not, RFC 9111 §3.5), but must ask the gateway again before
+ * each use (`no-cache`). The gateway then checks the key, counts the request
+ * against its limits, and answers 304 while the answer is unchanged.
+ */
+export const PUBLIC_CACHE_CONTROL = "public, no-cache";
 
 /** The weak `ETag` of a body; a cached answer's is computed once, when it is kept (rest/cached-path.ts). */
 export const etagOf = (body: Uint8Array | string): string => `W/"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
@@ -31,16 +45,28 @@ export function useConditionalGet(): Plugin {
       if (contentType.startsWith("text/event-stream") || response.bodyUsed) return;
       const body = new Uint8Array(await response.arrayBuffer());
       const etag = etagOf(body);
+      const surface = surfaceOf(request, new URL(request.url));
+      const publicAnswer = (surface === "rest" || surface === "graphql") && !response.headers.has("cache-control");
       const ifNoneMatch = request.headers.get("if-none-match");
       if (ifNoneMatch && matches(ifNoneMatch, etag)) {
         const headers = new fetchAPI.Headers(notModifiedHeaders(response.headers));
         headers.set("etag", etag);
+        if (publicAnswer) publicCaching(headers, surface);
         setResponse(new fetchAPI.Response(null, { status: 304, headers }));
         return;
       }
       const headers = new fetchAPI.Headers(response.headers);
       headers.set("etag", etag);
+      if (publicAnswer) publicCaching(headers, surface);
       setResponse(new fetchAPI.Response(body, { status: 200, statusText: response.statusText, headers }));
     },
   };
+}
+
+/** Marks a public answer as one a CDN may keep; a GraphQL answer's media type follows `Accept`. */
+function publicCaching(headers: Headers, surface: string): void {
+  headers.set("cache-control", PUBLIC_CACHE_CONTROL);
+  const vary = headers.get("vary");
+  // set, not append: the Fetch ponyfill's Headers then loses the case-insensitive lookup of its other names
+  if (surface === "graphql") headers.set("vary", vary ? `${vary}, Accept` : "Accept");
 }

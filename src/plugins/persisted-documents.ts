@@ -1,0 +1,143 @@
+/**
+ * `usePersistedDocuments`: a client may send a document's SHA-256 hash
+ * (`extensions.persistedQuery.sha256Hash`, version 1) instead of its text,
+ * by POST or by GET, in one of two modes.
+ *
+ * - **Automatic persisted queries** (the default), by yoga's `useAPQ`. A hash
+ *   this process has not been sent with its document is answered with the
+ *   standard `PersistedQueryNotFound` error (404); the client then sends the
+ *   document once with its hash, which is checked and kept (a
+ *   `PersistedQueryMismatch`, 400, when it is not the document's). Any
+ *   document may still be sent as text.
+ * - **Trusted documents** (`TRUSTED_DOCUMENTS`), by yoga's
+ *   `usePersistedOperations`: only the documents of that file run. A hash
+ *   not in it, or a text that is not one of them, is a 400 in GraphQL's
+ *   shape before anything is parsed. A document sent as text runs when its
+ *   hash is in the file, so an automatic-persisted-query client that sends
+ *   the hash, then the text, is served too.
+ *
+ * The fixed operations of REST and MCP are executed by the gateway itself
+ * (rest/api.ts), not sent to `/graphql`, so they are always trusted. Keys and
+ * limits are checked before this plugin, as for any request; what a hash
+ * names then goes through the same parsing, limits and cache as a text.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { useAPQ } from "@graphql-yoga/plugin-apq";
+import { usePersistedOperations } from "@graphql-yoga/plugin-persisted-operations";
+import { type GraphQLSchema, OperationTypeNode, parse, validate } from "graphql";
+import type { Plugin } from "graphql-yoga";
+import { LRUCache } from "lru-cache";
+import { z } from "zod";
+import { ConfigError } from "../config.js";
+
+/** Hash → document text. */
+export type TrustedDocuments = ReadonlyMap<string, string>;
+
+export interface PersistedDocumentsOptions {
+  /** Only these documents run (TRUSTED_DOCUMENTS); unset: any document, and automatic persisted queries. */
+  trusted?: TrustedDocuments | undefined;
+  /**
+   * Most characters of documents kept by hash for automatic persisted
+   * queries, in this process; the least recently used go first. Default
+   * 4,000,000 (a few thousand documents of a client's size).
+   */
+  maxStoredChars?: number;
+}
+
+/** The lowercase hex SHA-256 of a document's text (UTF-8), as clients compute it. */
+export const sha256Hex = (text: string): string => createHash("sha256").update(text).digest("hex");
+
+const badRequest = (message: string, code: string) => ({ message, extensions: { code, http: { status: 400 } } });
+
+export function usePersistedDocuments(options: PersistedDocumentsOptions = {}): Plugin[] {
+  const { trusted } = options;
+  if (!trusted) {
+    const store = new LRUCache<string, string>({
+      maxSize: options.maxStoredChars ?? 4_000_000,
+      sizeCalculation: (text, hash) => text.length + hash.length,
+    });
+    return [useAPQ({ store: { get: (hash) => store.get(hash), set: (hash, text) => void store.set(hash, text) } })];
+  }
+  return [
+    {
+      // A text that is one of the trusted documents is sent on as its hash.
+      onParams({ params, setParams }) {
+        if (typeof params.query !== "string") return;
+        const hash = sha256Hex(params.query);
+        if (!trusted.has(hash)) return;
+        const { query: _text, ...rest } = params;
+        setParams({ ...rest, extensions: { ...params.extensions, persistedQuery: { version: 1, sha256Hash: hash } } });
+      },
+    },
+    usePersistedOperations({
+      getPersistedOperation: (hash) => trusted.get(hash) ?? null,
+      customErrors: {
+        notFound: badRequest("PersistedQueryNotFound", "PERSISTED_QUERY_NOT_IN_LIST"),
+        keyNotFound: badRequest(
+          "send extensions.persistedQuery.sha256Hash: only the trusted documents run on this gateway",
+          "PERSISTED_QUERY_ID_REQUIRED",
+        ),
+        persistedQueryOnly: badRequest(
+          "this document is not one of the trusted documents: only those run on this gateway",
+          "PERSISTED_QUERY_NOT_IN_LIST",
+        ),
+      },
+    }),
+  ];
+}
+
+/**
+ * The two usual forms of a trusted documents file: a JSON object of hash →
+ * text (GraphQL Codegen's `persisted-documents.json`), or Apollo's persisted
+ * query manifest.
+ */
+const HashToText = z.record(z.string(), z.string());
+const ApolloManifest = z.object({
+  format: z.literal("apollo-persisted-query-manifest"),
+  version: z.literal(1),
+  operations: z.array(z.object({ id: z.string(), body: z.string() })),
+});
+
+/**
+ * Reads the trusted documents file of TRUSTED_DOCUMENTS. Each entry's hash
+ * must be the SHA-256 of its text, and each text must be a query that
+ * validates against the schema: any other entry stops the start with a
+ * ConfigError naming the file, the entry and what is wrong.
+ */
+export function readTrustedDocuments(file: string, schema: GraphQLSchema): TrustedDocuments {
+  const fail = (problem: string) => new ConfigError(`TRUSTED_DOCUMENTS ${file}: ${problem}`);
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw fail(error instanceof SyntaxError ? "is not JSON" : "cannot be read");
+  }
+  const manifest = ApolloManifest.safeParse(json);
+  const map = HashToText.safeParse(json);
+  const entries = manifest.success
+    ? manifest.data.operations.map((o) => [o.id, o.body] as const)
+    : map.success
+      ? Object.entries(map.data)
+      : undefined;
+  if (!entries) throw fail("must be a JSON object of SHA-256 hash → document, or an Apollo persisted query manifest (version 1)");
+  if (entries.length === 0) throw fail("holds no document");
+  const documents = new Map<string, string>();
+  for (const [hash, text] of entries) {
+    const entry = `entry ${JSON.stringify(hash.slice(0, 80))}`;
+    if (!/^[0-9a-f]{64}$/.test(hash)) throw fail(`${entry}: the key must be a lowercase hex SHA-256 hash`);
+    if (sha256Hex(text) !== hash) throw fail(`${entry}: the hash is not the SHA-256 of its document`);
+    let problems: string[];
+    try {
+      const document = parse(text);
+      problems = validate(schema, document).map((e) => e.message);
+      const mutates = document.definitions.some((d) => d.kind === "OperationDefinition" && d.operation !== OperationTypeNode.QUERY);
+      if (mutates) problems.push("only queries are served");
+    } catch (error) {
+      problems = [(error as Error).message];
+    }
+    if (problems.length) throw fail(`${entry}: ${problems.join("; ")}`);
+    documents.set(hash, text);
+  }
+  return documents;
+}

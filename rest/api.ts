@@ -17,6 +17,7 @@ import { type DerivedSchemas, deriveSchemas } from "./schemas.js";
 import { asOneRequest } from "../src/db/client.js";
 import type { AnswerCache } from "../src/cache/answers.js";
 import { etagOf } from "../src/plugins/conditional.js";
+import { inSpan } from "../src/observe/tracing.js";
 import type { Encoding } from "../src/http.js";
 
 /** An answer: its HTTP status and v1 body. */
@@ -219,11 +220,17 @@ export class RestApi {
     const cached = this.cache?.get(key);
     if (cached) return cached as Answer;
     try {
-      const result = await withDeadline(
-        Promise.resolve(asOneRequest(() => this.runners.get(route.operation)!(route.variables(values as never), context))),
-        this.timeoutMs,
-        `operation ${route.operation}`,
-      );
+      const run = this.runners.get(route.operation)!;
+      const attributes = { "graphql.operation.type": "query", "graphql.operation.name": route.operation };
+      const result = await inSpan(`query ${route.operation}`, attributes, async (span) => {
+        const done = await withDeadline(
+          Promise.resolve(asOneRequest(() => run(route.variables(values as never), context))),
+          this.timeoutMs,
+          `operation ${route.operation}`,
+        );
+        if (done.errors?.length) span.fail(`${done.errors.length} error(s)`);
+        return done;
+      });
       if (result.errors?.length) throw new AggregateError(result.errors, `operation ${route.operation} failed`);
       const body = envelope(route.envelope, (result.data as { result?: unknown } | null | undefined)?.result);
       const what = Object.keys(route.pathParams)

@@ -1,42 +1,10 @@
 /**
- * `npm start`: the gateway. With WEB_CONCURRENCY above 1,
- * this process becomes the primary of that many workers (src/cluster.ts),
- * each of which runs this file again and serves; otherwise it serves itself
- * (src/serve.ts).
+ * `npm start`: with OpenTelemetry asked for (OTEL_EXPORTER_OTLP_ENDPOINT),
+ * its SDK starts first, so that it can instrument the modules the gateway
+ * then imports (src/observe/tracing.ts); without it, nothing of it is
+ * loaded. Then the gateway starts (src/start.ts).
  */
-import cluster from "node:cluster";
-import { commandLine } from "./cli/args.js";
-import { runPrimary } from "./cluster.js";
-import { type Config, ConfigError, loadConfig } from "./config.js";
-import { createLogger } from "./logger.js";
-import { readTrustedDocuments, type TrustedDocuments } from "./plugins/persisted-documents.js";
-import { schema } from "./schema/index.js";
-import { serve } from "./serve.js";
+import { startTracing } from "./observe/tracing.js";
 
-commandLine({
-  name: "start",
-  usage: `usage: npm start
-
-Serves the gateway: /graphql, /api/v1, /mcp, /metrics. It opens the database
-(a PostgreSQL server of its own in DATA_DIR unless DATABASE_URL is set),
-applies pending migrations and, into an empty database, imports the demo data.
-With WEB_CONCURRENCY=N, N worker processes share the port. It is configured by
-environment variables only; the README lists them.`,
-  options: {},
-});
-
-let config: Config;
-let trusted: TrustedDocuments | undefined;
-try {
-  config = loadConfig();
-  // Read here, before any worker is forked: a bad file stops the start once.
-  trusted = config.trustedDocuments === undefined ? undefined : readTrustedDocuments(config.trustedDocuments, schema);
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  process.stderr.write(`npm start: ${error.message}\n`);
-  process.exit(2);
-}
-const log = createLogger(config.logLevel);
-
-if (cluster.isPrimary && config.webConcurrency > 1) await runPrimary(config, log);
-else await serve(config, log, { trusted });
+await startTracing("uedu-gateway");
+await import("./start.js");

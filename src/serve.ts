@@ -27,6 +27,7 @@ import type { Logger } from "pino";
 import { createHttpServer, drain } from "./http.js";
 import { setHeapGrowth } from "./observe/heap.js";
 import { observePool } from "./observe/metrics.js";
+import { stopTracing } from "./observe/tracing.js";
 import { metricsListener } from "./plugins/metrics.js";
 import type { TrustedDocuments } from "./plugins/persisted-documents.js";
 import { createGateway } from "./server.js";
@@ -195,6 +196,7 @@ export async function serve(config: Config, log: Logger, options: ServeOptions =
     await keyChanges.close();
     await prisma.$disconnect().catch(() => undefined);
     await db.close().catch((error: unknown) => log.error({ err: String(error) }, "closing the database failed"));
+    await stopTracing();
     log.info("stopped");
     process.exit(0);
   }

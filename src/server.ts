@@ -25,6 +25,8 @@ import { type TrustedDocuments, usePersistedDocuments } from "./plugins/persiste
 import { ownerOf, surfaceOf, usePaths } from "./plugins/paths.js";
 import { type QueryLimitOptions, useQueryLimits } from "./plugins/query-limits.js";
 import { useRequestShare } from "./plugins/request-share.js";
+import { useOperationSpans } from "./plugins/tracing.js";
+import { tracingOn } from "./observe/tracing.js";
 import { RestApi } from "../rest/api.js";
 import { useRestApi } from "../rest/plugin.js";
 import { schema } from "./schema/index.js";
@@ -105,6 +107,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     ...(options.log ? { logging: options.log } : {}),
     plugins: [
       access.arrive,
+      ...(tracingOn() ? [useOperationSpans()] : []),
       ...(options.metrics === false ? [] : [useMetricsEndpoint()]),
       usePaths(),
       useErrorShapes(),

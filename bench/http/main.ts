@@ -4,7 +4,8 @@
  *
  * It builds the gateway (`npm run build`), fills three databases of each kind
  * at once (datasets.ts), and then for each kind starts the gateway as
- * production runs it (dist/src/main.js, in a process of its own),
+ * production runs it (dist/src/main.js, in a process of its own; with the
+ * answer cache off and on, with two workers, and with traces exported),
  * starts the baselines (baseline.ts), checks that the bare handler's bodies
  * equal the gateway's, and then drives every case (cases.ts) with wrk,
  * after a warm-up, in interleaved rounds: each round runs every case on
@@ -23,6 +24,7 @@ import { type Case, cases } from "./cases.js";
 import { DATASETS, type DatasetName, type Filled, fillDatabase } from "./datasets.js";
 import { cpuMs, freePorts, type Measured, memoryMiB, resetPeak, serverMiB, startNode } from "./process.js";
 import { growthTable, type Result, summarize, table, writeReadme } from "./results.js";
+import { otlpSink } from "./otlp-sink.js";
 import { haveWrk, type Load, type Round, wrk } from "./wrk.js";
 
 const LINE = {
@@ -66,6 +68,7 @@ if (!haveWrk()) {
 }
 
 const report = benchReport("bench");
+const sink = await otlpSink();
 const NOW = new Date();
 const SERVER = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const work = mkdtempSync(join(tmpdir(), "uedu-bench-"));
@@ -169,8 +172,8 @@ async function answer(load: Load): Promise<{ status: number; text: string }> {
   return { status: response.status, text: await response.text() };
 }
 
-/** The gateway with its answer cache off, the same with it on, and the two baselines. */
-type Target = "gateway" | "cached" | "workers" | "bare" | "static";
+/** The gateway with its answer cache off, the same with it on, with two workers, with traces on, and the two baselines. */
+type Target = "gateway" | "cached" | "workers" | "traced" | "bare" | "static";
 
 /**
  * The datasets of each kind. The growth sets run on PostgreSQL only: their
@@ -217,6 +220,10 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
   const cached = compared ? await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "600000" }) : undefined;
   // The same with two worker processes (src/cluster.ts), cache off.
   const workers = compared ? await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0", WEB_CONCURRENCY: "2" }) : undefined;
+  // The same with OpenTelemetry traces on, every span exported (OTLP/HTTP, protobuf) to a receiver that drops them.
+  const traced = compared
+    ? await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0", OTEL_EXPORTER_OTLP_ENDPOINT: sink.url })
+    : undefined;
   let baseline: Measured | undefined;
   try {
     // The gateway's answers: checked, and kept for the static handler.
@@ -241,6 +248,7 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
       gateway: gateway.base,
       cached: cached?.base ?? "",
       workers: workers?.base ?? "",
+      traced: traced?.base ?? "",
       bare: `http://127.0.0.1:${barePort}`,
       static: `http://127.0.0.1:${staticPort}`,
     };
@@ -260,7 +268,12 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
         const most = connections === Math.max(...counts);
         const targets = c.growth
           ? ["gateway"]
-          : ["gateway", ...(c.bare ? ["bare"] : []), ...(middle ? ["cached", "static"] : []), ...(most && workers ? ["workers"] : [])];
+          : [
+              "gateway",
+              ...(c.bare ? ["bare"] : []),
+              ...(middle ? ["cached", "static", "traced"] : []),
+              ...(most && workers ? ["workers"] : []),
+            ];
         for (const target of targets as Target[]) runs.push({ c, target, connections });
       }
     }
@@ -278,6 +291,7 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
           gateway: gateway.server.pid,
           cached: cached?.server.pid ?? 0,
           workers: workers?.server.pid ?? 0,
+          traced: traced?.server.pid ?? 0,
           bare: baseline?.pid ?? 0,
           static: baseline?.pid ?? 0,
         };
@@ -316,6 +330,7 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
           of("static"),
           of("cached"),
           of("workers"),
+          of("traced"),
         );
         results.push(result);
         report.say(table([result], { header: false }));
@@ -326,6 +341,7 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
     await gateway.server.stop();
     await cached?.server.stop();
     await workers?.server.stop();
+    await traced?.server.stop();
   }
 }
 
@@ -349,6 +365,7 @@ try {
 } finally {
   for (const all of databases.values()) for (const prepared of all.values()) await prepared.drop();
   rmSync(work, { recursive: true, force: true });
+  sink.close();
 }
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? "CPU"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.versions.node}, ${SECONDS} s × ${ROUNDS} rounds, wrk over loopback`;
 mkdirSync("artifacts", { recursive: true });
@@ -356,6 +373,7 @@ writeFileSync("artifacts/bench.json", `${JSON.stringify({ at: NOW.toISOString(),
 report.say(
   `\ngrowth (the same build, cache off; 100,000 courses and 2.8 M observations against 1,000 courses or the demo):\n${growthTable(results)}`,
 );
+report.say(`\ntraced gateway: ${sink.exports.toLocaleString("en-US")} OTLP exports, ${(sink.bytes / 1e6).toFixed(1)} MB`);
 report.say(`\nmachine: ${machine}\nresults: artifacts/bench.json`);
 if (values.readme) writeReadme("README.md", NOW, machine, results, readFileSync("README.md", "utf8"));
 await report.finish();

@@ -16,8 +16,18 @@ export interface Result {
   cached?: Figures;
   /** The gateway with two worker processes (WEB_CONCURRENCY=2). */
   workers?: Figures;
+  /** The gateway with its answer cache off and OpenTelemetry traces on, every span exported. */
+  traced?: Figures;
   /** Gateway requests per second over the bare handler's, and over the static one's. */
-  ratios: { bare?: number; static?: number; p99OverBare?: number; cachedOverStatic?: number; workersOverOne?: number };
+  ratios: {
+    bare?: number;
+    static?: number;
+    p99OverBare?: number;
+    cachedOverStatic?: number;
+    workersOverOne?: number;
+    tracedOverOff?: number;
+    tracedP50OverOff?: number;
+  };
 }
 
 /** Medians over the rounds. */
@@ -53,12 +63,14 @@ export function summarize(
   fixed: Measured[] | undefined,
   cached: Measured[] | undefined,
   workers: Measured[] | undefined,
+  traced?: Measured[] | undefined,
 ): Result {
   const g = figures(gateway);
   const b = bare ? figures(bare) : undefined;
   const s = fixed ? figures(fixed) : undefined;
   const c = cached ? figures(cached) : undefined;
   const w = workers ? figures(workers) : undefined;
+  const t = traced ? figures(traced) : undefined;
   return {
     ...what,
     gateway: g,
@@ -66,10 +78,12 @@ export function summarize(
     ...(s ? { static: s } : {}),
     ...(c ? { cached: c } : {}),
     ...(w ? { workers: w } : {}),
+    ...(t ? { traced: t } : {}),
     ratios: {
       ...(s ? { static: g.perSecond / s.perSecond } : {}),
       ...(s && c ? { cachedOverStatic: c.perSecond / s.perSecond } : {}),
       ...(w ? { workersOverOne: w.perSecond / g.perSecond } : {}),
+      ...(t ? { tracedOverOff: t.perSecond / g.perSecond, tracedP50OverOff: t.p50Ms / g.p50Ms } : {}),
       ...(b ? { bare: g.perSecond / b.perSecond, p99OverBare: g.p99Ms / b.p99Ms } : {}),
     },
   };
@@ -96,6 +110,9 @@ const COLUMNS = [
   "cached÷static",
   "2 workers req/s",
   "2w÷1w",
+  "traced req/s",
+  "traced÷off",
+  "traced p50÷off",
 ];
 
 const n = (x: number | undefined, digits = 0) =>
@@ -126,6 +143,9 @@ export function table(results: Result[], options: { header: boolean }): string {
     n(r.ratios.cachedOverStatic, 3),
     n(r.workers?.perSecond),
     n(r.ratios.workersOverOne, 2),
+    n(r.traced?.perSecond),
+    n(r.ratios.tracedOverOff, 2),
+    n(r.ratios.tracedP50OverOff, 2),
   ]);
   if (!options.header) return rows.map((cells) => `| ${cells.join(" | ")} |`).join("\n");
   // Padded as the formatter (Biome) pads Markdown tables, so the README stays formatted.

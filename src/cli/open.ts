@@ -13,6 +13,7 @@ import { CarryOverError, openCarryingOver } from "../db/carry-over.js";
 import type { Database } from "../db/driver.js";
 import { migrate } from "../db/migrate.js";
 import { drawOnStderr, type Progress } from "../observe/progress.js";
+import { inSpan, stopTracing } from "../observe/tracing.js";
 import { readArgs } from "./args.js";
 import { fetchInput } from "./fetch.js";
 import { answerUsage, type CommandIO, type CommandSpec, oneLine, openInput, type WithDatabase } from "./command.js";
@@ -46,13 +47,12 @@ export async function openMigrated(
  * DATA_DIR that a process of an earlier version holds).
  */
 export function run(prefix: string, main: () => Promise<number>): void {
-  main().then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      process.stderr.write(`${prefix}: ${oneLine(error)}\n`);
-      process.exit(error instanceof ConfigError || (error instanceof CarryOverError && error.inUse) ? 2 : 1);
-    },
-  );
+  // With tracing on, the spans not yet exported go before the process ends.
+  const exit = (code: number) => void stopTracing().finally(() => process.exit(code));
+  main().then(exit, (error: unknown) => {
+    process.stderr.write(`${prefix}: ${oneLine(error)}\n`);
+    exit(error instanceof ConfigError || (error instanceof CarryOverError && error.inUse) ? 2 : 1);
+  });
 }
 
 /** This process's standard streams as a command's. */
@@ -78,7 +78,12 @@ export function runCommand(spec: CommandSpec): void {
     // is read or a database is touched.
     const read = readArgs(spec.line, args);
     if (!read.ok) return answerUsage(processIO, read);
-    return spec.run(args, processIO, opener(spec.name));
+    // With tracing on, the command is one trace, its phases spans under it.
+    return inSpan(spec.name, { "process.command": spec.name }, async (span) => {
+      const code = await spec.run(args, processIO, opener(spec.name));
+      if (code !== 0) span.fail(`exit ${code}`);
+      return code;
+    });
   });
 }
 

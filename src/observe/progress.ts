@@ -14,6 +14,7 @@
  * PostgreSQL in the main thread and blocks it for seconds while it opens).
  */
 import { Worker } from "node:worker_threads";
+import { type PhaseSpans, phaseSpans } from "./tracing.js";
 
 /** What `done` and `total` count. */
 export type ProgressUnit = "bytes" | "rows" | "steps" | "seconds";
@@ -57,15 +58,24 @@ export class Tracker implements Progress {
   private readonly state: ProgressState;
   private sentAt = 0;
 
+  /** With tracing on, a span for each phase (src/observe/tracing.ts). */
+  private readonly spans: PhaseSpans | undefined;
+
   constructor(
     task: string,
     private readonly sink: ProgressSink,
     now = Date.now(),
   ) {
     this.state = { task, phase: "starting", startedAt: now, phaseStartedAt: now, done: 0, total: null, unit: "steps", rows: {} };
+    this.spans = phaseSpans(task);
   }
 
   phase(name: string, options: { total?: number | null | undefined; unit?: ProgressUnit } = {}): void {
+    this.spans?.phase(name);
+    this.enter(name, options);
+  }
+
+  private enter(name: string, options: { total?: number | null | undefined; unit?: ProgressUnit } = {}): void {
     Object.assign(this.state, {
       phase: name,
       phaseStartedAt: Date.now(),
@@ -93,7 +103,8 @@ export class Tracker implements Progress {
 
   /** Ends the task: its last state (phase `done` or `failed`, with the rows) is drawn. */
   async end(outcome: "done" | "failed" = "done"): Promise<void> {
-    this.phase(outcome);
+    this.spans?.end(outcome === "failed");
+    this.enter(outcome);
     await this.sink.end();
   }
 

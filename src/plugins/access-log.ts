@@ -6,13 +6,16 @@
  * The line holds the method, the route (a REST route's template), the path
  * without its query (so never the value of `q`), the status, the duration,
  * the bytes of the body (before compression; absent for a stream), the surface, the key's id (never the key), the
- * client's address and the request id. Other log lines about the same
+ * client's address and the request id, and with tracing on
+ * (src/observe/tracing.ts) the `trace_id` of the request's trace, whose HTTP
+ * span it names by the route. Other log lines about the same
  * request carry the same `requestId` ({@link requestIdOf}).
  */
 import { randomUUID } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
 import { authFailures, latency, rateLimitRefusals, requests } from "../observe/metrics.js";
+import { nameRequestSpan, traceId } from "../observe/tracing.js";
 import type { surfaceOf } from "./paths.js";
 
 export interface AccessLogOptions {
@@ -81,6 +84,7 @@ export function recordAccess(log: Pick<Logger, "info"> | undefined, r: AccessRec
   latency.observe({ surface, route }, r.seconds);
   if (status === 401 && outcome?.refusal) authFailures.inc({ surface, reason: outcome.refusal });
   if (status === 429 && outcome?.refusal) rateLimitRefusals.inc({ surface, limit: outcome.refusal });
+  nameRequestSpan(r.method, route);
   log?.info(
     {
       requestId: r.requestId,
@@ -93,6 +97,7 @@ export function recordAccess(log: Pick<Logger, "info"> | undefined, r: AccessRec
       surface,
       keyId: outcome?.keyId,
       address: r.address,
+      trace_id: traceId(),
     },
     "request",
   );

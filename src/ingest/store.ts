@@ -8,6 +8,7 @@
  */
 import { announceChange } from "../db/changes.js";
 import type { Database } from "../db/driver.js";
+import type { Progress } from "../observe/progress.js";
 import { type HourAtMidnight, hourlyAmount, midnightOfHour } from "../domain/environment/index.js";
 import { rebuildStationDaysOf } from "../import/daily.js";
 import { refreshRankings } from "../import/stations.js";
@@ -175,24 +176,29 @@ async function completeLater(tx: Tx, later: readonly { stationId: string; at: Da
   return rows.map((r) => new Date(r.at));
 }
 
-/** Stores a feed; see the module's comment. */
-export async function storeFeed(db: Database, feed: Feed): Promise<IngestSummary> {
+/** Stores a feed; see the module's comment. Each step is told to `progress` as a phase. */
+export async function storeFeed(db: Database, feed: Feed, progress?: Pick<Progress, "phase">): Promise<IngestSummary> {
   const { items, duplicates } = unique(feed);
   const problems = [...feed.skipped, ...duplicates];
   const skipped: Record<string, number> = {};
   for (const p of problems) skipped[p.reason] = (skipped[p.reason] ?? 0) + 1;
   return db.transaction(async (tx) => {
+    progress?.phase("storing stations");
     const { kinds, ...stations } = await storeStations(tx, items);
+    progress?.phase("storing observations");
     const later = await hourlyPrecipitation(tx, items);
     const written = await storeObservations(tx, feed.fields, items);
     const completed = await completeLater(tx, later);
+    progress?.phase("ranking stations");
     if (kinds.size > 0) await refreshRankings(tx, [...kinds]);
     const touched = [...written, ...completed].map((d) => d.getTime());
+    progress?.phase("rebuilding daily aggregates");
     if (touched.length > 0) {
       const ids = [...new Set(items.map((i) => i.station.id))];
       const span = touched.reduce((s, t) => ({ from: Math.min(s.from, t), to: Math.max(s.to, t) }), { from: Infinity, to: -Infinity });
       await rebuildStationDaysOf(tx, ids, new Date(span.from), new Date(span.to));
     }
+    progress?.phase("committing");
     if (touched.length > 0 || stations.added + stations.changed > 0) await announceChange(tx);
     return {
       source: feed.source,

@@ -10,7 +10,7 @@
  *   the trace's id;
  * - no key, cookie, sign-in token, query string or variable value reaches a
  *   span;
- * - an import is one trace, with a span for each phase;
+ * - an import and an ingest are each one trace, with a span for each phase;
  * - unset, nothing of OpenTelemetry is loaded.
  */
 import { execFile } from "node:child_process";
@@ -22,6 +22,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { tracingOn } from "../../src/observe/tracing.js";
+import { cwaPayload } from "../ingest/payloads.js";
 import { canaryExport } from "../support/canary.js";
 import { freshDatabase, importObject } from "../support/databases.js";
 import { testGateway } from "../support/gateway.js";
@@ -208,6 +209,31 @@ describe("an import", () => {
     expect(phases.map((s) => s.name)).toEqual(expect.arrayContaining(["import opening", "import migrating", "import committing"]));
     expect(spans.filter((s) => s.scope === "@opentelemetry/instrumentation-pg").length).toBeGreaterThan(10);
     expect(spans.every((s) => s.status !== 2)).toBe(true);
+  });
+});
+
+describe("an ingest", () => {
+  it("is one trace: the command's span, a span for each phase under it, and its SQL", async () => {
+    const file = join(tempDir("tracing-ingest-"), "cwa.json");
+    writeFileSync(
+      file,
+      JSON.stringify(
+        cwaPayload([{ id: "C0A520", time: "2026-03-09T20:00:00+08:00", wgs84: [25.02, 121.54], temp: 18.5, rh: 80, precipTotal: 0 }]),
+      ),
+    );
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "src/cli/ingest.ts", "--source", "cwa", file], {
+      cwd: ROOT,
+      env: { ...process.env, ...otelEnv(), DATABASE_URL: databaseUrl, OTEL_BSP_SCHEDULE_DELAY: "5000" },
+      timeout: 60_000,
+    });
+    expect(stdout).toMatch(/^ingested cwa: read 1, stored 1/);
+    const root = receiver.spans.find((s) => s.service === "uedu-ingest" && s.name === "ingest" && s.parentSpanId === "");
+    expect(root).toBeDefined();
+    const { spans, children } = tree(root!.traceId);
+    expect(children(root!).map((s) => s.name)).toEqual(
+      expect.arrayContaining(["ingest reading", "ingest opening", "ingest storing observations", "ingest rebuilding daily aggregates"]),
+    );
+    expect(spans.some((s) => String(s.attributes["db.query.text"]).includes("observation"))).toBe(true);
   });
 });
 

@@ -16,6 +16,7 @@ import { type Feed, FeedError, type Skipped } from "../../ingest/feed.js";
 import { readMoenv } from "../../ingest/moenv.js";
 import { readNws } from "../../ingest/nws.js";
 import { type IngestSummary, storeFeed } from "../../ingest/store.js";
+import { phaseSpans } from "../../observe/tracing.js";
 import { type CommandLine, readArgs } from "../args.js";
 import { answerUsage, type Command, type CommandSpec, oneLine } from "../command.js";
 
@@ -142,6 +143,10 @@ const ingestCli: Command = async (args, io, withDatabase) => {
   const path = inputPath(read);
   if (path === undefined) return refuse("the file name is empty");
   const started = performance.now();
+  // With tracing on, a span for each phase; the ingest draws no progress.
+  const spans = phaseSpans("ingest");
+  const phases = spans && { phase: (name: string) => spans.phase(name), set() {}, rows() {} };
+  spans?.phase("reading");
   const { input, readError } = await io.openInput(path);
   try {
     const payload = await readPayload(input).catch((error: unknown) => {
@@ -150,11 +155,15 @@ const ingestCli: Command = async (args, io, withDatabase) => {
     const feed = await readFeed(source, payload, read.values.sites);
     const summary = await withDatabase(async (db, applied) => {
       for (const name of applied) io.err(`applied migration ${name}\n`);
-      return storeFeed(db, feed);
-    });
+      return storeFeed(db, feed, phases);
+    }, phases);
+    spans?.end();
     report(io, summary.problems);
     io.out(`${summaryLine(summary, (performance.now() - started) / 1000)}\n`);
     return 0;
+  } catch (error) {
+    spans?.end(true);
+    throw error;
   } finally {
     input.destroy();
   }

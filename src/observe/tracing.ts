@@ -78,8 +78,12 @@ export async function startTracing(serviceName: string): Promise<void> {
   shutdown = () => sdk.shutdown();
 }
 
-/** Exports the spans not yet sent and stops the SDK, within `ms`; nothing without tracing. */
-export async function stopTracing(ms = 5_000): Promise<void> {
+/**
+ * Exports the spans not yet sent and stops the SDK, giving up after `ms`: a
+ * collector that cannot be reached does not hold up the end of a process
+ * (its exporter would retry for seconds). Nothing without tracing.
+ */
+export async function stopTracing(ms = 2_000): Promise<void> {
   const stop = shutdown;
   shutdown = undefined;
   if (!stop) return;

@@ -28,6 +28,7 @@ import { freshDatabase, importObject } from "../support/databases.js";
 import { testGateway } from "../support/gateway.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { type OtlpReceiver, otlpReceiver, type ReceivedSpan } from "../support/otlp-receiver.js";
+import { freePorts } from "../support/servers.js";
 import { tempDir } from "../support/temp.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -188,6 +189,28 @@ describe("a trace per request", () => {
     const exported = receiver.bodies.join("\n");
     for (const secret of [key, key.slice(5), ...Object.values(CANARY)]) expect(exported).not.toContain(secret);
     expect(exported.toLowerCase()).not.toMatch(/authorization|bearer|cookie/);
+  });
+});
+
+describe("a collector that cannot be reached", () => {
+  it("costs the requests nothing: they are answered as usual, and the gateway stops cleanly", async () => {
+    const [closedPort] = await freePorts(1);
+    const lonely = await startGateway("tracing-unreachable", {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${closedPort}`,
+      OTEL_BSP_SCHEDULE_DELAY: "50",
+      DATABASE_URL: databaseUrl,
+    });
+    await waitReady(lonely);
+    for (let i = 0; i < 3; i++) {
+      const answer = await request(lonely, "/api/v1/courses/1", { key });
+      expect(answer.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // It stops by itself, exit 0: the spans it could not send hold up the end for at most 2 s.
+    const asked = Date.now();
+    process.kill(-lonely.child.pid!, "SIGTERM");
+    expect(await lonely.exited).toBe(0);
+    expect(Date.now() - asked).toBeLessThan(5_000);
   });
 });
 

@@ -125,6 +125,14 @@ function sent(exchange: Exchange): { query: string | undefined; hash: string | u
   };
 }
 
+/** POSTs a GraphQL request with the key; the status and the parsed body. */
+const post = (base: string, body: unknown) =>
+  fetch(`${base}/graphql`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
 const SCHOOLS_HASH = sha256Hex(stringifyDocument(SCHOOLS));
 
 describe("automatic persisted queries", () => {
@@ -198,36 +206,21 @@ describe("automatic persisted queries", () => {
 
   it("a document sent with a hash that is not its own is a 400 PersistedQueryMismatch, and nothing is kept under that hash", async () => {
     const wrong = sha256Hex("something else");
-    const post = (body: unknown) =>
-      fetch(`${gateway.base}/graphql`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-    const mismatch = await post({
+    const mismatch = await post(gateway.base, {
       query: "{ universities { totalCount } }",
       extensions: { persistedQuery: { version: 1, sha256Hash: wrong } },
     });
     expect(mismatch.status).toBe(400);
-    expect((await mismatch.json()).errors[0]).toMatchObject({
-      message: "PersistedQueryMismatch",
-      extensions: { code: "PERSISTED_QUERY_MISMATCH" },
-    });
-    const after = await post({ extensions: { persistedQuery: { version: 1, sha256Hash: wrong } } });
+    expect(mismatch.body.errors[0]).toMatchObject({ message: "PersistedQueryMismatch", extensions: { code: "PERSISTED_QUERY_MISMATCH" } });
+    const after = await post(gateway.base, { extensions: { persistedQuery: { version: 1, sha256Hash: wrong } } });
     expect(after.status).toBe(404);
   });
 
   it("a document sent by its hash passes the same limits as its text", async () => {
     const deep = "{ universities { nodes { courses { nodes { university { courses { nodes { name } } } } } } } }";
     const hash = sha256Hex(deep);
-    const post = (body: unknown) =>
-      fetch(`${gateway.base}/graphql`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      }).then(async (r) => ({ status: r.status, body: await r.json() }));
-    const registered = await post({ query: deep, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } });
-    const byHash = await post({ extensions: { persistedQuery: { version: 1, sha256Hash: hash } } });
+    const registered = await post(gateway.base, { query: deep, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } });
+    const byHash = await post(gateway.base, { extensions: { persistedQuery: { version: 1, sha256Hash: hash } } });
     expect(registered.body.data).toBeUndefined();
     expect(byHash).toEqual(registered);
   });
@@ -239,13 +232,6 @@ describe("trusted documents", () => {
   beforeAll(async () => {
     gateway = await serve(trusted);
   });
-
-  const post = (body: unknown) =>
-    fetch(`${gateway.base}/graphql`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
   it("a trusted document runs by its hash, by GET, with the cache headers", async () => {
     const exchanges: Exchange[] = [];
@@ -271,7 +257,7 @@ describe("trusted documents", () => {
       errors: [{ message: "PersistedQueryNotFound", extensions: { code: "PERSISTED_QUERY_NOT_IN_LIST" } }],
     });
     // Text that does not even parse gets the same refusal, not a syntax error: nothing was parsed.
-    const garbage = await post({ query: "{ nope(" });
+    const garbage = await post(gateway.base, { query: "{ nope(" });
     expect(garbage).toEqual({
       status: 400,
       body: {
@@ -283,13 +269,13 @@ describe("trusted documents", () => {
         ],
       },
     });
-    const nothing = await post({ variables: {} });
+    const nothing = await post(gateway.base, { variables: {} });
     expect(nothing.status).toBe(400);
     expect(nothing.body.errors[0].extensions.code).toBe("PERSISTED_QUERY_ID_REQUIRED");
   });
 
   it("the text of a trusted document runs; keys still apply", async () => {
-    const byText = await post({ query: stringifyDocument(SCHOOLS) });
+    const byText = await post(gateway.base, { query: stringifyDocument(SCHOOLS) });
     expect(byText.status).toBe(200);
     expect(byText.body.data.universities.nodes.length).toBeGreaterThan(0);
     const anonymous = await fetch(`${gateway.base}/graphql`, {

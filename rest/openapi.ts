@@ -17,7 +17,7 @@ import { schema } from "../src/schema/index.js";
 import { committedExamples, type Example } from "./example-file.js";
 import { loadOperations, OPERATIONS_DIR } from "./operations.js";
 import { pathParamSchema } from "./params.js";
-import { PATH_PARAM_DESCRIPTIONS, type Route, ROUTES } from "./routes.js";
+import { deprecationNote, PATH_PARAM_DESCRIPTIONS, type Route, ROUTES } from "./routes.js";
 import { type BodySchema, deriveSchemas, FAILURE_SCHEMA, type Json, ref, strictObject } from "./schemas.js";
 
 export { OPENAPI_FILE } from "./plugin.js";
@@ -95,7 +95,7 @@ function operation(route: Route, body: BodySchema, examples: Record<string, Exam
     ...(route.deprecated
       ? {
           deprecated: true,
-          description: `Deprecated since ${route.deprecated.since}, and removed after ${route.deprecated.sunset}: every answer carries \`Deprecation\` and \`Sunset\` headers. See CHANGELOG.md for what replaces it.`,
+          description: `${deprecationNote(route)} Every answer carries \`Deprecation\` and \`Sunset\` headers. See CHANGELOG.md for what replaces it.`,
         }
       : {}),
     tags: [tagOf(route.path)],

@@ -25,13 +25,18 @@ export interface Route<Q extends ParamRules = ParamRules, P extends Record<strin
   query: Q;
   /**
    * Set once the route is on its way out (and listed in CHANGELOG.md): its
-   * answers carry `Deprecation` (RFC 9745) and `Sunset` (RFC 8594), and the
-   * OpenAPI document marks it `deprecated`. Dates are `YYYY-MM-DD`, UTC.
+   * answers carry `Deprecation` (RFC 9745) and `Sunset` (RFC 8594), the
+   * OpenAPI document marks it `deprecated`, and its MCP tool's description
+   * says so first. Dates are `YYYY-MM-DD`, UTC.
    */
   deprecated?: { since: string; sunset: string };
   /** GraphQL variables from the validated parameters. */
   variables(params: ParamValues<Q> & { [K in keyof P]: P[K] extends "integer" ? number : string }): Record<string, unknown>;
 }
+
+/** What a deprecated route's OpenAPI operation and MCP tool say first; undefined for the others. */
+export const deprecationNote = (route: Route): string | undefined =>
+  route.deprecated && `Deprecated since ${route.deprecated.since}, and removed after ${route.deprecated.sunset}.`;
 
 /** Identity with inference, so each row's `variables` sees its own parameter types. */
 function route<Q extends ParamRules, P extends Record<string, PathParam>>(r: Route<Q, P>): Route {

@@ -14,7 +14,7 @@ import { ProtocolError, ProtocolErrorCode, type Server, type ServerOptions, type
 import type { Answer } from "../../rest/api.js";
 import { failure } from "../../rest/envelope.js";
 import { pathParamSchema, type RawArgs, type RawValue } from "../../rest/params.js";
-import { PATH_PARAM_DESCRIPTIONS, type Route } from "../../rest/routes.js";
+import { deprecationNote, PATH_PARAM_DESCRIPTIONS, type Route } from "../../rest/routes.js";
 import { type DerivedSchemas, FAILURE_SCHEMA, type Json, standalone } from "../../rest/schemas.js";
 
 /** Answers one route call given its arguments by REST parameter name. */
@@ -75,15 +75,17 @@ function inputSchema(route: Route): Json {
   return { type: "object", properties, required: Object.keys(route.pathParams), additionalProperties: false };
 }
 
-/** The tools of `routes`, in the routes' order, with their schemas. */
-function toolDefinitions(routes: readonly Route[], schemas: DerivedSchemas): Tool[] {
+/** The tools of `routes`, in the routes' order, with their schemas; a deprecated route's tool says so first. */
+export function toolDefinitions(routes: readonly Route[], schemas: DerivedSchemas): Tool[] {
   return routes.map((route) => {
     const body = schemas.bodies.get(route.operation);
     if (!body) throw new Error(`tool ${route.tool}: no schema derived for operation ${route.operation}`);
     return {
       name: route.tool,
       title: route.description,
-      description: `${route.description} Mirrors GET ${route.path}; returns its JSON body.`,
+      description: [deprecationNote(route), `${route.description} Mirrors GET ${route.path}; returns its JSON body.`]
+        .filter(Boolean)
+        .join(" "),
       inputSchema: portable(inputSchema(route)) as Tool["inputSchema"],
       // Failures carry their REST body too (with isError), so a client that checks every result finds it valid.
       outputSchema: portable({

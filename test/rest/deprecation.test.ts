@@ -1,9 +1,10 @@
 /**
  * A route on its way out (`deprecated` in rest/routes.ts): every answer it
  * gives carries `Deprecation` and `Sunset`, kept answers and refusals
- * included, and the OpenAPI document marks the operation `deprecated`; the
- * other routes are unchanged. This is what the breaking-change guard
- * (test/contracts/) asks for before an operation may be removed.
+ * included, the OpenAPI document marks the operation `deprecated`, and its
+ * MCP tool's description says so first; the other routes are unchanged.
+ * This is what the breaking-change guard (test/contracts/) asks for before an
+ * operation may be removed.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { RestApi } from "../../rest/api.js";
@@ -13,6 +14,7 @@ import { AnswerCache } from "../../src/cache/answers.js";
 import { createContext } from "../../src/context.js";
 import { createReadClient, type ReadClient } from "../../src/db/client.js";
 import type { Database } from "../../src/db/driver.js";
+import { toolDefinitions } from "../../src/mcp/tools.js";
 import { schema } from "../../src/schema/index.js";
 import { canaryExport } from "../support/canary.js";
 import { freshDatabase, importObject } from "../support/databases.js";
@@ -59,9 +61,17 @@ it("the other routes' answers do not", async () => {
 it("the OpenAPI document marks the operation deprecated, and says until when", () => {
   const paths = (buildOpenApi(routes) as { paths: Record<string, { get: { deprecated?: boolean; description?: string } }> }).paths;
   expect(paths["/api/v1/papers"]!.get.deprecated).toBe(true);
-  expect(paths["/api/v1/papers"]!.get.description).toMatch(/^Deprecated since 2026-11-27, and removed after 2027-06-01/);
+  expect(paths["/api/v1/papers"]!.get.description).toMatch(/^Deprecated since 2026-11-27, and removed after 2027-06-01\. Every answer/);
   expect(paths["/api/v1/conferences"]!.get.deprecated).toBeUndefined();
   expect(
     (buildOpenApi() as { paths: Record<string, { get: { deprecated?: boolean } }> }).paths["/api/v1/papers"]!.get.deprecated,
   ).toBeUndefined();
+});
+
+it("the MCP tool of the deprecated route says so first; the others do not", () => {
+  const tools = new Map(toolDefinitions(routes, api.schemas).map((t) => [t.name, t.description]));
+  const papers = routes.find((r) => r.path === "/api/v1/papers")!.tool;
+  const conferences = routes.find((r) => r.path === "/api/v1/conferences")!.tool;
+  expect(tools.get(papers)).toMatch(/^Deprecated since 2026-11-27, and removed after 2027-06-01\. \S/);
+  expect(tools.get(conferences)).not.toMatch(/deprecated/i);
 });

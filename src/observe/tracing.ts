@@ -15,6 +15,10 @@
  *   (instrumentation-ioredis);
  * - one per import or ingest, with a span for each of its phases.
  *
+ * The SDK's own trouble (an export that failed) is written to the process
+ * log at warn; it never ends the process, and a stop waits at most 2 s for
+ * the spans not yet sent.
+ *
  * Nothing secret goes into a span: URLs are recorded without their query
  * (a sign-in link's token is one), no header is recorded (so no
  * `Authorization` or cookie), SQL statements without their values, and Redis
@@ -72,6 +76,24 @@ export async function startTracing(serviceName: string): Promise<void> {
       new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
     ],
   });
+  // The SDK's own trouble (an export that failed: the collector refused, timed out) in the process log, at warn.
+  const [{ VARIABLES }, { createLogger }] = await Promise.all([import("../config.js"), import("../logger.js")]);
+  const log = createLogger(VARIABLES.LOG_LEVEL.schema.safeParse(process.env.LOG_LEVEL).data ?? "info");
+  // The SDK hands an error over as JSON with its stack: the log line keeps its message.
+  const readable = (message: string) => {
+    try {
+      const error = JSON.parse(message) as { message?: unknown };
+      return typeof error.message === "string" ? error.message : message;
+    } catch {
+      return message;
+    }
+  };
+  const warn = (message: string, ...args: unknown[]) =>
+    log.warn(
+      { detail: args.map((a) => (a instanceof Error ? a.message : String(a))).join("; ") || undefined },
+      `OpenTelemetry: ${readable(message)}`,
+    );
+  otel.diag.setLogger({ error: warn, warn, info() {}, debug() {}, verbose() {} }, otel.DiagLogLevel.WARN);
   sdk.start();
   await waitForAllMessagesAcknowledged();
   api = otel;

@@ -193,12 +193,13 @@ describe("a trace per request", () => {
 });
 
 describe("a collector that cannot be reached", () => {
-  it("costs the requests nothing: they are answered as usual, and the gateway stops cleanly", async () => {
+  it("costs the requests nothing: they are answered as usual, the failed exports are logged at warn, and the gateway stops cleanly", async () => {
     const [closedPort] = await freePorts(1);
     const lonely = await startGateway("tracing-unreachable", {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${closedPort}`,
       OTEL_BSP_SCHEDULE_DELAY: "50",
       DATABASE_URL: databaseUrl,
+      LOG_LEVEL: "warn",
     });
     await waitReady(lonely);
     for (let i = 0; i < 3; i++) {
@@ -206,6 +207,16 @@ describe("a collector that cannot be reached", () => {
       expect(answer.status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    const warned = () =>
+      lonely
+        .output()
+        .split("\n")
+        .filter((l) => l.includes('"msg":"OpenTelemetry: '))
+        .map((l) => JSON.parse(l) as { level: number; msg: string });
+    for (const until = Date.now() + 15_000; warned().length === 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
+    expect(warned().length).toBeGreaterThan(0);
+    expect(warned().every((w) => w.level === 40)).toBe(true);
+    expect(warned()[0]!.msg).toMatch(/^OpenTelemetry: connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
     // It stops by itself, exit 0: the spans it could not send hold up the end for at most 2 s.
     const asked = Date.now();
     process.kill(-lonely.child.pid!, "SIGTERM");

@@ -10,9 +10,10 @@
  *   is no session at all, and signing out ends the session on the server too.
  * - Each session has a CSRF token derived from its id with the secret.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { sealData, unsealData } from "iron-session";
 import type { Database } from "../db/driver.js";
+import { sha256Hex } from "../sha256.js";
 
 /** The longest a session lives. */
 export const SESSION_MS = 12 * 60 * 60 * 1000;
@@ -46,7 +47,6 @@ export interface AccountSessionsOptions {
   now?: () => number;
 }
 
-const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 const randomToken = () => randomBytes(32).toString("base64url");
 /** A token has this form; anything else is refused before the database. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -63,7 +63,7 @@ export async function issueSignInToken(
   const token = randomToken();
   const expiresAt = new Date(now + minutes * 60_000);
   await db.query(`INSERT INTO sign_in_token (hash, owner, created_at, expires_at) VALUES ($1, $2, $3, $4)`, [
-    sha256(token),
+    sha256Hex(token),
     owner,
     new Date(now),
     expiresAt,
@@ -98,7 +98,7 @@ export class AccountSessions {
     if (!TOKEN.test(token)) return { refused: "unknown" };
     const [row] = await this.db.query<{ owner: string; expires_at: Date; used_at: Date | null }>(
       `SELECT owner, expires_at, used_at FROM sign_in_token WHERE hash = $1`,
-      [sha256(token)],
+      [sha256Hex(token)],
     );
     if (!row) return { refused: "unknown" };
     if (row.used_at) return { refused: "used" };
@@ -112,7 +112,7 @@ export class AccountSessions {
     const now = new Date(this.now());
     const [row] = await this.db.query<{ owner: string }>(
       `UPDATE sign_in_token SET used_at = $2 WHERE hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING owner`,
-      [sha256(token), now],
+      [sha256Hex(token), now],
     );
     return row ? { owner: row.owner } : this.checkLink(token);
   }
@@ -123,7 +123,7 @@ export class AccountSessions {
     const expiresAt = new Date(this.now() + SESSION_MS);
     await this.db.query(
       `INSERT INTO account_session (hash, account, display_name, method, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [sha256(id), account, displayName, method, new Date(this.now()), expiresAt],
+      [sha256Hex(id), account, displayName, method, new Date(this.now()), expiresAt],
     );
     return { cookie: await this.seal({ session: id }, SESSION_MS / 1000), expiresAt };
   }
@@ -132,7 +132,7 @@ export class AccountSessions {
   async resume(cookie: string | undefined): Promise<AccountSession | null> {
     const id = (await this.unseal<{ session?: unknown }>(cookie))?.session;
     if (typeof id !== "string" || !TOKEN.test(id)) return null;
-    const hash = sha256(id);
+    const hash = sha256Hex(id);
     const [row] = await this.db.query<{ account: string; display_name: string; method: SignInMethod; expires_at: Date }>(
       `SELECT account, display_name, method, expires_at FROM account_session
         WHERE hash = $1 AND ended_at IS NULL AND expires_at > $2`,

@@ -3,7 +3,8 @@
  * randomness). The fixed prefix makes a leaked key easy to spot by secret
  * scanners, as GitHub's `ghp_` and Stripe's `sk_live_` do.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "../sha256.js";
 
 export const KEY_PREFIX = "uedu_";
 const BODY_LENGTH = 40;
@@ -30,7 +31,7 @@ export function isWellFormed(key: string): boolean {
 
 /** The stored form of a key: its SHA-256, hex. */
 export function hashKey(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
+  return sha256Hex(key);
 }
 
 /** The non-secret start of a key, for lists and logs. */

@@ -21,7 +21,6 @@
  * limits are checked before this plugin, as for any request; what a hash
  * names then goes through the same parsing, limits and cache as a text.
  */
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { useAPQ } from "@graphql-yoga/plugin-apq";
 import { usePersistedOperations } from "@graphql-yoga/plugin-persisted-operations";
@@ -30,6 +29,7 @@ import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { ConfigError } from "../config.js";
+import { sha256Hex } from "../sha256.js";
 
 /** Hash → document text. */
 export type TrustedDocuments = ReadonlyMap<string, string>;
@@ -44,9 +44,6 @@ export interface PersistedDocumentsOptions {
    */
   maxStoredChars?: number;
 }
-
-/** The lowercase hex SHA-256 of a document's text (UTF-8), as clients compute it. */
-export const sha256Hex = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 const badRequest = (message: string, code: string) => ({ message, extensions: { code, http: { status: 400 } } });
 

@@ -12,7 +12,8 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { commandLine } from "../src/cli/args.js";
-import { CLUSTER_DIR, stopServer } from "../src/db/embedded.js";
+import { CLUSTER_DIR } from "../src/db/cluster-dir.js";
+import { stopServer } from "../src/db/embedded.js";
 import { cli } from "../test/support/cli.js";
 import { tempDir } from "../test/support/temp.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../test/support/gateway-process.js";

@@ -24,7 +24,7 @@ import { AggregatorRegistry } from "prom-client";
 import { RateLimiterClusterMaster } from "rate-limiter-flexible";
 import type { Config } from "./config.js";
 import { CLUSTER_METRICS, type MetricsRequest } from "./observe/metrics.js";
-import { announce, developmentKey, openForGateway, prepare, printDevelopmentKey } from "./serve.js";
+import { announce, developmentKey, openForGateway, prepare, printDevelopmentKey, START_FAILED } from "./serve.js";
 
 /** A worker that dies sooner than this after its start waits before it is replaced (no crash loop at full speed). */
 const STEADY_MS = 5_000;
@@ -48,13 +48,22 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
   new RateLimiterClusterMaster();
   const metrics = new AggregatorRegistry();
   let stopping = false;
+  /** Set when a worker could not listen: the primary exits 1 once the others have stopped. */
+  let failed = false;
   const started = new Map<Worker, number>();
   const listening = new Set<Worker>();
   const fork = () => {
     if (!stopping) started.set(cluster.fork(), Date.now());
   };
 
-  cluster.on("message", (worker, message: MetricsRequest) => {
+  cluster.on("message", (worker, message: MetricsRequest | { type: typeof START_FAILED; message: string }) => {
+    // A worker that cannot listen (a port in use): every other would fail alike. Said once; the start ends with 1.
+    if (message?.type === START_FAILED) {
+      if (!failed) process.stderr.write(`npm start: ${message.message}\n`);
+      failed = true;
+      stop("SIGTERM");
+      return;
+    }
     if (message?.type !== CLUSTER_METRICS) return;
     metrics.clusterMetrics().then(
       (text) => worker.send({ type: CLUSTER_METRICS, id: message.id, text }),
@@ -77,7 +86,7 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
       // A worker still starting when the signal came ends by it (its handler is set just before it
       // listens): it had nothing in flight, so that is a clean stop too.
       codes.push(code === null && (signal === "SIGTERM" || signal === "SIGINT") && !listening.has(worker) ? 0 : code);
-      if (started.size === 0) exit(codes.every((c) => c === 0) ? 0 : 1);
+      if (started.size === 0) exit(!failed && codes.every((c) => c === 0) ? 0 : 1);
       return;
     }
     listening.delete(worker);
@@ -88,7 +97,7 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal, workers: started.size }, "stopping: every worker drains its requests in flight");
+    if (!failed) log.info({ signal, workers: started.size }, "stopping: every worker drains its requests in flight");
     setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 15_000).unref();
     for (const worker of started.keys()) worker.process.kill("SIGTERM");
     if (started.size === 0) exit(0);

@@ -3,6 +3,7 @@
  * Every name here is one that operators and scripts outside the repository
  * rely on; change none of them without changing the contract.
  */
+import { resolve } from "node:path";
 import { z } from "zod";
 import { MAX_COST } from "./schema/cost.js";
 
@@ -107,7 +108,12 @@ export interface Config {
   host: string;
   /** PostgreSQL connection string; unset means the embedded PostgreSQL in `dataDir`. */
   databaseUrl: string | undefined;
-  /** Directory of the embedded database (used only without `databaseUrl`). */
+  /**
+   * Directory of the embedded database (used only without `databaseUrl`),
+   * absolute: DATA_DIR resolved here, once, against the working directory
+   * (`npm start` and `npm run` run in the repository's), so that no later
+   * change of directory (a child process's `cwd`) can move it.
+   */
   dataDir: string;
   /** Redis connection string for shared rate limits; unset means in-memory. */
   redisUrl: string | undefined;
@@ -179,7 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: c.PORT,
     host: c.HOST,
     databaseUrl: c.DATABASE_URL,
-    dataDir: c.DATA_DIR,
+    dataDir: resolve(c.DATA_DIR),
     redisUrl: c.REDIS_URL,
     perMinute: c.RATE_LIMIT_PER_MINUTE,
     perDay: c.RATE_LIMIT_PER_DAY,

@@ -13,7 +13,7 @@ import { CarryOverError, openCarryingOver } from "./db/carry-over.js";
 import { createReadClient } from "./db/client.js";
 import { SnapshotStore } from "./environment/stored.js";
 import type { Database } from "./db/driver.js";
-import { EmbeddedServerError } from "./db/embedded.js";
+import { EmbeddedServerError } from "./db/cluster-dir.js";
 import { migrate } from "./db/migrate.js";
 import { demoExportChunks } from "./demo/index.js";
 import { importExport } from "./import/apply.js";
@@ -25,12 +25,16 @@ import { connectRedis } from "./limits/redis.js";
 import { followKeyChangesOnRedis, publishKeyChange } from "./keys/redis-changes.js";
 import type { Logger } from "pino";
 import { createHttpServer, drain } from "./http.js";
+import { ListenError, listen } from "./listen.js";
 import { setHeapGrowth } from "./observe/heap.js";
 import { observePool } from "./observe/metrics.js";
 import { stopTracing } from "./observe/tracing.js";
 import { metricsListener } from "./plugins/metrics.js";
 import type { TrustedDocuments } from "./plugins/persisted-documents.js";
 import { createGateway } from "./server.js";
+
+/** What a worker of WEB_CONCURRENCY tells the primary when it cannot listen (src/cluster.ts): the start has failed. */
+export const START_FAILED = "uedu:start-failed";
 
 /** The address the gateway listens on, as a URL. */
 const baseUrl = (config: Config) => `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
@@ -163,13 +167,39 @@ export async function serve(config: Config, log: Logger, options: ServeOptions =
   const server = createHttpServer(gateway, { log, first: gateway.cached });
   // With METRICS_PORT, /metrics has a listener of its own (kept off the public one by the operator's firewall).
   const metricsServer = config.metricsPort === undefined ? undefined : createHttpServer(metricsListener, { log });
-  metricsServer?.listen(config.metricsPort, config.host);
-  server.listen(config.port, config.host, () => {
-    // Workers of WEB_CONCURRENCY: the primary says where the gateway is, once.
-    if (cluster.isWorker) return;
+
+  /** Closes what this process opened, in order: Redis, the caches' followers, then the database (the last process to leave the embedded server stops it). */
+  async function close(): Promise<void> {
+    metricsServer?.close();
+    redis?.disconnect();
+    keyChangesOnRedis?.close();
+    await answers.close();
+    await stored.close();
+    await keyChanges.close();
+    await prisma.$disconnect().catch(() => undefined);
+    await db.close().catch((error: unknown) => log.error({ err: String(error) }, "closing the database failed"));
+    await stopTracing();
+  }
+
+  try {
+    await Promise.all([
+      listen(server, { port: config.port, host: config.host, portSetting: "PORT" }),
+      metricsServer && listen(metricsServer, { port: config.metricsPort ?? 0, host: config.host, portSetting: "METRICS_PORT" }),
+    ]);
+  } catch (error) {
+    if (!(error instanceof ListenError)) throw error;
+    server.close();
+    await close();
+    // Workers of WEB_CONCURRENCY: the primary says it, once, and stops the others (src/cluster.ts).
+    if (cluster.isWorker) await new Promise((sent) => process.send?.({ type: START_FAILED, message: error.message }, undefined, {}, sent));
+    else process.stderr.write(`npm start: ${error.message}\n`);
+    process.exit(1);
+  }
+  // Workers of WEB_CONCURRENCY: the primary says where the gateway is, once.
+  if (!cluster.isWorker) {
     announce(config);
     if (newKey) printDevelopmentKey(config, newKey);
-  });
+  }
 
   /**
    * Graceful shutdown: stop accepting, let the requests in flight finish (up to
@@ -188,15 +218,7 @@ export async function serve(config: Config, log: Logger, options: ServeOptions =
     if (!(await drain(server, config.shutdownTimeoutMs))) {
       log.warn({ timeoutMs: config.shutdownTimeoutMs }, "requests still in flight at SHUTDOWN_TIMEOUT_MS: their connections were cut");
     }
-    metricsServer?.close();
-    redis?.disconnect();
-    keyChangesOnRedis?.close();
-    await answers.close();
-    await stored.close();
-    await keyChanges.close();
-    await prisma.$disconnect().catch(() => undefined);
-    await db.close().catch((error: unknown) => log.error({ err: String(error) }, "closing the database failed"));
-    await stopTracing();
+    await close();
     log.info("stopped");
     process.exit(0);
   }

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 
-import { join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, VARIABLES } from "../src/config.js";
 import { tempDir } from "./support/temp.js";
@@ -21,12 +21,24 @@ describe("loadConfig", () => {
       port: 4000,
       host: "127.0.0.1",
       databaseUrl: undefined,
-      dataDir: "./data",
+      dataDir: join(process.cwd(), "data"),
       perMinute: 60,
       perDay: 10_000,
       shutdownTimeoutMs: 10_000,
       logLevel: "info",
     });
+  });
+
+  it.each([
+    ["data", "data"],
+    ["./data", "data"],
+    ["../x", "../x"],
+    ["my data/db", "my data/db"],
+    ["/srv/uedu/data", "/srv/uedu/data"],
+  ])("resolves DATA_DIR=%j to an absolute path against the working directory, once", (value, relative) => {
+    const { dataDir } = loadConfig({ DATA_DIR: value });
+    expect(isAbsolute(dataDir)).toBe(true);
+    expect(dataDir).toBe(resolve(process.cwd(), relative));
   });
 
   it("reads good values, and takes an empty value as unset", () => {

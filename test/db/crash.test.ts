@@ -11,7 +11,8 @@ import { rmSync } from "node:fs";
 
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { CLUSTER_DIR, stopServer } from "../../src/db/embedded.js";
+import { CLUSTER_DIR } from "../../src/db/cluster-dir.js";
+import { stopServer } from "../../src/db/embedded.js";
 import { demoExportChunks } from "../../src/demo/index.js";
 import { canaryExport } from "../support/canary.js";
 import { cli, type ProgressLine } from "../support/cli.js";

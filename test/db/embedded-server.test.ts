@@ -12,12 +12,25 @@
  * - an import beside a serving gateway leaves every request answered in time.
  */
 import type { ChildProcess } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLUSTER_DIR, stopServer } from "../../src/db/embedded.js";
+import { CLUSTER_DIR, ROOT_HOME } from "../../src/db/cluster-dir.js";
+import { stopServer } from "../../src/db/embedded.js";
 import { isRunning } from "../../src/db/postgres-programs.js";
 import { demoExportChunks } from "../../src/demo/index.js";
 import { cli } from "../support/cli.js";
@@ -233,18 +246,118 @@ describe("what a start finds", () => {
     expect(listed.stderr).toMatch(/^keys: .* is not a PostgreSQL cluster .*\n$/);
   }, 60_000);
 
+  it.each([
+    [
+      "PORT in use",
+      { WEB_CONCURRENCY: "1" },
+      "PORT",
+      "PORT {port} on 127.0.0.1 is in use by another program: stop that program, or set PORT to a free port",
+    ],
+    [
+      "PORT in use, with WEB_CONCURRENCY=2",
+      { WEB_CONCURRENCY: "2" },
+      "PORT",
+      "PORT {port} on 127.0.0.1 is in use by another program: stop that program, or set PORT to a free port",
+    ],
+    [
+      "METRICS_PORT in use",
+      {},
+      "METRICS_PORT",
+      "METRICS_PORT {port} on 127.0.0.1 is in use by another program: stop that program, or set METRICS_PORT to a free port",
+    ],
+  ] as const)(
+    "%s: one line naming the setting, exit 1, no stack, and the server this start launched is stopped",
+    async (_, env, setting, line) => {
+      expect(serverPid()).toBeUndefined();
+      const blocker = createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+      const port = (blocker.address() as AddressInfo).port;
+      try {
+        const gateway = await startGateway("port-in-use", { DATA_DIR: dataDir, ...env, [setting]: String(port) });
+        expect(await gateway.exited).toBe(1);
+        expect(gateway.output()).toBe(`npm start: ${line.replace("{port}", String(port))}\n`);
+        expect(serverPid()).toBeUndefined();
+      } finally {
+        blocker.close();
+      }
+    },
+    120_000,
+  );
+
+  it("a HOST that is not this machine's, beside a running gateway: one line, exit 1, and the server it joined keeps serving the other", async () => {
+    const other = await started("beside-bad-host");
+    const server = serverPid();
+    expect(server).toBeDefined();
+    const gateway = await startGateway("bad-host", { DATA_DIR: dataDir, HOST: "192.0.2.1" });
+    expect(await gateway.exited).toBe(1);
+    expect(gateway.output()).toBe(
+      "npm start: HOST 192.0.2.1 is not an address of this machine: set HOST to one of its addresses (default 127.0.0.1)\n",
+    );
+    expect(serverPid()).toBe(server);
+    expect((await request(other, "/api/v1/universities", { key })).status).toBe(200);
+    await stopGateway(other);
+    expect(serverPid()).toBeUndefined();
+  }, 120_000);
+
   it.runIf(process.getuid?.() === 0)(
-    "as root, a DATA_DIR the server's user cannot reach: one line that says what to do",
+    "as root, a DATA_DIR the server's user cannot reach: the cluster in ROOT_HOME, linked from DATA_DIR/postgres, said in one line; reused; fresh once DATA_DIR is removed",
     async () => {
+      // Like root's home on a new machine: closed to everyone else. Nothing above DATA_DIR may be loosened.
       const closed = mkdtempSync(join(tmp, "closed-"));
       chmodSync(closed, 0o700);
-      const gateway = await startGateway("unreachable", { DATA_DIR: join(closed, "data") });
-      expect(await gateway.exited).toBe(1);
-      expect(gateway.output()).toMatch(
-        /^npm start: PostgreSQL refuses to run as root, so the gateway runs it as the user \w+, who cannot reach .*\n$/,
-      );
+      const modes = () => [tmp, closed].map((dir) => statSync(dir).mode & 0o7777);
+      const modesBefore = modes();
+      const data = join(closed, "data");
+      const link = join(data, CLUSTER_DIR);
+      const targets: string[] = [];
+      try {
+        const first = await started("relocated", { DATA_DIR: data, LOG_LEVEL: "warn" });
+        const target = realpathSync(link);
+        targets.push(target);
+        expect(lstatSync(link).isSymbolicLink()).toBe(true);
+        expect(dirname(target)).toBe(ROOT_HOME);
+        expect(statSync(target).mode & 0o777).toBe(0o700);
+        expect(statSync(target).uid).not.toBe(0);
+        expect(first.output()).toContain(
+          `"the embedded PostgreSQL's cluster is ${target} (linked from ${link}): PostgreSQL refuses to run as root, so it runs as the user `,
+        );
+        const firstKey = developmentKey(first.output());
+        expect(firstKey).toBeDefined();
+        expect((await request(first, "/api/v1/universities", { key: firstKey! })).json.items).toHaveLength(15);
+        // A command beside it finds the same cluster, through the link.
+        const created = await cli(data, "keys", ["create", "--name", "beside", "--json"]);
+        expect(created.code, created.stderr).toBe(0);
+        const { key: besideKey } = JSON.parse(created.stdout) as { key: string };
+        expect((await request(first, "/api/v1/universities", { key: besideKey })).status).toBe(200);
+        await stopGateway(first);
+        expect(existsSync(join(target, "postmaster.pid"))).toBe(false);
+
+        // A second start: the same cluster, its data and keys.
+        const second = await started("relocated-again", { DATA_DIR: data, LOG_LEVEL: "warn" });
+        expect(realpathSync(link)).toBe(target);
+        expect(developmentKey(second.output())).toBeUndefined();
+        expect((await request(second, "/api/v1/universities", { key: besideKey })).status).toBe(200);
+        await stopGateway(second);
+
+        // DATA_DIR removed (the link with it): a fresh database, and the replaced cluster gone.
+        rmSync(data, { recursive: true });
+        const third = await started("relocated-fresh", { DATA_DIR: data, LOG_LEVEL: "warn" });
+        const fresh = realpathSync(link);
+        targets.push(fresh);
+        expect(fresh).not.toBe(target);
+        expect(existsSync(target)).toBe(false);
+        expect(developmentKey(third.output())).toBeDefined();
+        expect((await request(third, "/api/v1/universities", { key: besideKey })).status).toBe(401);
+        await stopGateway(third);
+        expect(modes()).toEqual(modesBefore);
+      } finally {
+        for (const target of targets) {
+          await stopServer(target);
+          rmSync(target, { recursive: true, force: true });
+        }
+      }
     },
-    60_000,
+    300_000,
   );
 });
 

@@ -7,7 +7,8 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { CLUSTER_DIR, stopServer } from "../../src/db/embedded.js";
+import { CLUSTER_DIR } from "../../src/db/cluster-dir.js";
+import { stopServer } from "../../src/db/embedded.js";
 import { cli } from "../support/cli.js";
 import { request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { tempDir } from "../support/temp.js";

@@ -11,7 +11,8 @@ import type { AddressInfo } from "node:net";
 
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLUSTER_DIR, stopServer } from "../../src/db/embedded.js";
+import { CLUSTER_DIR } from "../../src/db/cluster-dir.js";
+import { stopServer } from "../../src/db/embedded.js";
 import { openDatabase } from "../../src/db/driver.js";
 import { canaryExport } from "../support/canary.js";
 import { cli } from "../support/cli.js";

@@ -16,7 +16,7 @@ import { chmodSync, chownSync, cpSync, readdirSync, rmSync, statSync } from "nod
 import { join } from "node:path";
 import pg from "pg";
 import { openDatabase, openEmbedded } from "../../src/db/driver.js";
-import { CLUSTER_DIR } from "../../src/db/embedded.js";
+import { CLUSTER_DIR } from "../../src/db/cluster-dir.js";
 import { migrate } from "../../src/db/migrate.js";
 import { serverUser } from "../../src/db/postgres-programs.js";
 import { tempDir } from "./temp.js";

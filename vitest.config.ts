@@ -1,18 +1,38 @@
-import { defineConfig } from "vitest/config";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+
+/** Run after the rest, with the machine to themselves: each case installs the whole project (test/newcomer.test.ts). */
+const LAST = ["test/newcomer.test.ts"];
+
+/** What every project shares. */
+const shared: TestProjectInlineConfiguration["test"] = {
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  pool: "forks",
+  // Two cores: two files at a time keeps the PostgreSQL-backed files from starving.
+  maxWorkers: 2,
+};
 
 export default defineConfig({
   // graphql ships both CJS and ESM builds; Pothos and yoga must see the same
   // one as our code, or `instanceof` checks across them fail.
   resolve: { alias: { graphql: "graphql/index.js" } },
   test: {
-    include: ["test/**/*.test.ts"],
-    // Private PostgreSQL and Redis servers for the run (unless TEST_DATABASE_URL / TEST_REDIS_URL).
-    globalSetup: ["./test/support/global-setup.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    pool: "forks",
-    // Two cores: two files at a time keeps the PostgreSQL-backed files from starving.
-    maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          ...shared,
+          name: "suite",
+          include: ["test/**/*.test.ts"],
+          exclude: LAST,
+          // Private PostgreSQL and Redis servers for the run (unless TEST_DATABASE_URL / TEST_REDIS_URL).
+          globalSetup: ["./test/support/global-setup.ts"],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      // Needs no test server: each case's gateway has its own embedded one.
+      { extends: true, test: { ...shared, name: "newcomer", include: LAST, sequence: { groupOrder: 1 } } },
+    ],
   },
 });

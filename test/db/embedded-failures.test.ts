@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { EmbeddedServerError } from "../../src/db/cluster-dir.js";
 import { useEmbeddedServer } from "../../src/db/embedded.js";
 import { embeddedPostgres, type PostgresBinaries } from "../../src/db/postgres-programs.js";
+import { startGateway } from "../support/gateway-process.js";
 import { tempDir } from "../support/temp.js";
 
 const tmp = tempDir("embedded-failures-");
@@ -106,8 +107,11 @@ exit 1`,
     writeFileSync(file, "");
     const error = await useEmbeddedServer(join(file, "data"), { role: "test" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EmbeddedServerError);
-    expect((error as Error).message).toBe(
-      `DATA_DIR ${join(file, "data")} cannot be used (ENOTDIR: not a directory, mkdir '${join(file, "data")}'): set DATA_DIR to a directory this user may create and write, or set DATABASE_URL`,
-    );
+    const line = `DATA_DIR ${join(file, "data")} cannot be used (ENOTDIR: not a directory, mkdir '${join(file, "data")}'): set DATA_DIR to a directory this user may create and write, or set DATABASE_URL`;
+    expect((error as Error).message).toBe(line);
+    // The same line from npm start, alone on standard error, and exit 1.
+    const gateway = await startGateway("bad-data-dir", { DATA_DIR: join(file, "data") });
+    expect(await gateway.exited).toBe(1);
+    expect(gateway.output()).toBe(`npm start: ${line}\n`);
   });
 });

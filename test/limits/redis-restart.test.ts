@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { canaryExport } from "../support/canary.js";
+import { awayFromMinuteBoundary } from "../support/clock.js";
 import { freshDatabase, importObject } from "../support/databases.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { findRedisServer, type PrivateServer, startRedis } from "../support/servers.js";
@@ -61,8 +62,7 @@ async function statuses(n: number): Promise<number[]> {
 describe.skipIf(!findRedisServer())("a Redis restart, with two gateway processes", () => {
   it("hands out no fresh budget in the same minute: at most one more request per process", async () => {
     // Everything below must fall in one clock minute.
-    const left = 60_000 - (Date.now() % 60_000);
-    if (left < 30_000) await sleep(left + 200);
+    await awayFromMinuteBoundary(30_000);
 
     expect(await statuses(LIMIT)).toEqual(Array(LIMIT).fill(200));
     expect(await statuses(2)).toEqual([429, 429]);

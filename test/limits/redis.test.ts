@@ -12,6 +12,7 @@ import type { Database } from "../../src/db/driver.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { windowAt } from "../../src/limits/windows.js";
 import { canaryExport } from "../support/canary.js";
+import { awayFromMinuteBoundary } from "../support/clock.js";
 import { freshDatabase, importObject } from "../support/databases.js";
 import { type Answer, type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { freePorts } from "../support/servers.js";
@@ -33,12 +34,6 @@ async function get(gateway: GatewayProcess, path: string, key?: string): Promise
   const answer = await request(gateway, path, { ...(key ? { key } : {}) });
   if (answer.json === undefined) throw new Error(`${gateway.name}: not JSON: ${answer.text}`);
   return answer;
-}
-
-/** Waits for the next minute when the current one ends within `margin` ms. */
-async function awayFromMinuteBoundary(margin = 8_000): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < margin) await sleep(left + 100);
 }
 
 /** Deletes the Redis counters of this file's keys (their ids are unique to this run). */

@@ -23,6 +23,7 @@ import { RateLimits } from "../../src/limits/rate-limits.js";
 import { registry } from "../../src/observe/metrics.js";
 import { createGateway, type Gateway } from "../../src/server.js";
 import { canaryExport } from "../support/canary.js";
+import { awayFromMinuteBoundary } from "../support/clock.js";
 import { freshDatabase, importObject } from "../support/databases.js";
 import { parseResponse } from "../support/socket.js";
 
@@ -228,6 +229,8 @@ describe("the cached path", () => {
     const limited = await serve({ perMinute: 3 });
     const { key: own } = await new KeyStore(db).create({ name: "three a minute" });
     const headers = { authorization: `Bearer ${own}` };
+    // The three a minute and the refusals after them, in one clock minute.
+    await awayFromMinuteBoundary();
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await limited.get("/api/v1/universities", headers)).status);
     expect(statuses).toEqual([200, 200, 200, 429]);

@@ -12,6 +12,7 @@ import { createReadClient } from "../../src/db/client.js";
 import { type Database, openDatabase } from "../../src/db/driver.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
+import { awayFromMinuteBoundary } from "../support/clock.js";
 import { registry } from "../../src/observe/metrics.js";
 import { createGateway, type Gateway } from "../../src/server.js";
 import { canaryExport } from "../support/canary.js";
@@ -169,6 +170,8 @@ describe("the v1 answer cache", () => {
     const s = await start(db, 60_000, db);
     const { key } = await new KeyStore(db).create({ name: "t" });
     const auth = { authorization: `Bearer ${key}` };
+    // The three a minute and the refusal after them, in one clock minute.
+    await awayFromMinuteBoundary();
     expect((await s.get("/api/v1/universities")).status).toBe(401);
     for (let i = 0; i < 3; i++) expect((await s.get("/api/v1/universities", auth)).status).toBe(200);
     expect((await s.get("/api/v1/universities", auth)).status).toBe(429);

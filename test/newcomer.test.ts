@@ -19,23 +19,12 @@
  * would starve the suite's timing tests.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import {
-  chmodSync,
-  chownSync,
-  copyFileSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-} from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { VARIABLES } from "../src/config.js";
-import { CLUSTER_DIR, ROOT_HOME } from "../src/db/cluster-dir.js";
+import { CLUSTER_DIR, postmasterPid, ROOT_HOME } from "../src/db/cluster-dir.js";
 import { stopServer } from "../src/db/embedded.js";
 import { isRunning, type ServerUser, serverUser } from "../src/db/postgres-programs.js";
 import { freePorts } from "./support/servers.js";
@@ -212,11 +201,8 @@ async function newcomer({ user, mode, relocated }: Case): Promise<void> {
   expect(cluster.startsWith(`${ROOT_HOME}/`)).toBe(relocated);
   expect(lstatSync(join(repo, "data", CLUSTER_DIR)).isSymbolicLink()).toBe(relocated);
   const serverRuns = () => {
-    try {
-      return isRunning(Number(readFileSync(join(cluster, "postmaster.pid"), "utf8").split("\n")[0]));
-    } catch {
-      return false;
-    }
+    const pid = postmasterPid(cluster);
+    return pid !== undefined && isRunning(pid);
   };
   expect(serverRuns()).toBe(false);
 

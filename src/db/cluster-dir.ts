@@ -90,23 +90,17 @@ export function causeOf(error: unknown): string {
   return String(error);
 }
 
-/** Whether `user` may enter `dir`, as the kernel answers it (every directory on the way, ACLs included). */
-function canEnter(user: ServerUser, dir: string): boolean {
-  const tried = spawnSync("/bin/sh", ["-c", 'cd -- "$1"', "sh", dir], {
-    uid: user.uid,
-    gid: user.gid,
-    cwd: "/",
-    stdio: "ignore",
-    timeout: 10_000,
-  });
+/** Whether `program` with `args`, run as `user`, succeeds: the kernel's own answer (every directory on the way, ACLs included). */
+function succeedsAs(user: ServerUser, program: string, args: string[]): boolean {
+  const tried = spawnSync(program, args, { uid: user.uid, gid: user.gid, cwd: "/", stdio: "ignore", timeout: 10_000 });
   return tried.error === undefined && tried.status === 0;
 }
 
+/** Whether `user` may enter `dir`. (A spawn's `cwd` would not tell: libuv enters it before it drops privileges.) */
+const canEnter = (user: ServerUser, dir: string) => succeedsAs(user, "/bin/sh", ["-c", 'cd -- "$1"', "sh", dir]);
+
 /** Whether `user` can run `postgres` (its path, its libraries). */
-function canRun(user: ServerUser, postgres: string): boolean {
-  const tried = spawnSync(postgres, ["--version"], { uid: user.uid, gid: user.gid, cwd: "/", stdio: "ignore", timeout: 10_000 });
-  return tried.error === undefined && tried.status === 0;
-}
+const canRun = (user: ServerUser, postgres: string) => succeedsAs(user, postgres, ["--version"]);
 
 /** Moves a directory made at `from` to `to`; false if `to` was made meanwhile by another process. */
 function renameInto(from: string, to: string): boolean {
@@ -199,14 +193,20 @@ async function ensureInPlace(programs: PostgresBinaries, dataDir: string, cluste
   }
 }
 
-/** The postmaster's pid in `clusterDir`'s lock file, if a PostgreSQL server runs on it. */
-function serverOn(clusterDir: string): number | undefined {
+/** The postmaster's pid from `clusterDir`'s lock file (`postmaster.pid`), if that file is there. */
+export function postmasterPid(clusterDir: string): number | undefined {
   try {
     const pid = Number(readFileSync(join(clusterDir, "postmaster.pid"), "utf8").split("\n")[0]);
-    return Number.isInteger(pid) && pid > 0 && isRunning(pid) ? pid : undefined;
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The postmaster's pid, if a server runs on `clusterDir`. */
+function serverOn(clusterDir: string): number | undefined {
+  const pid = postmasterPid(clusterDir);
+  return pid !== undefined && isRunning(pid) ? pid : undefined;
 }
 
 /** ROOT_HOME's name stem for the clusters of the DATA_DIR at real path `real`: readable, and unique to that path. */

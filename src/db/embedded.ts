@@ -28,7 +28,7 @@ import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rm
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import pg from "pg";
-import { causeOf, EmbeddedServerError, lastMeaningfulLine, placeCluster } from "./cluster-dir.js";
+import { causeOf, EmbeddedServerError, lastMeaningfulLine, placeCluster, postmasterPid } from "./cluster-dir.js";
 import {
   EMBEDDED_PACKAGE,
   embeddedPostgres,
@@ -124,16 +124,6 @@ function runAs(): ServerUser | undefined {
     return serverUser();
   } catch (error) {
     throw new EmbeddedServerError((error as Error).message);
-  }
-}
-
-/** The postmaster's pid from `postmaster.pid`, if that file is there. */
-function postmasterPid(clusterDir: string): number | undefined {
-  try {
-    const pid = Number(readFileSync(join(clusterDir, "postmaster.pid"), "utf8").split("\n")[0]);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
   }
 }
 

@@ -122,8 +122,9 @@ export function traceId(): string | undefined {
 
 /** Names the request's HTTP server span by its method and route (`GET /api/v1/courses/{id}`), as the access log does. */
 export function nameRequestSpan(method: string, route: string): void {
+  // The span may have ended already (the client went away): the SDK would warn of it, for nothing.
   const span = api?.trace.getActiveSpan();
-  if (!span) return;
+  if (!span?.isRecording()) return;
   span.updateName(`${method} ${route}`);
   span.setAttribute("http.route", route);
 }
@@ -150,10 +151,11 @@ export function inSpan<T>(
   if (!api) return work(NO_SPAN);
   const { SpanStatusCode } = api;
   return api.trace.getTracer("uedu-gateway").startActiveSpan(name, { attributes }, async (span) => {
+    // A late hook (an operation's onExecuteDone after its span ended) changes nothing rather than making the SDK warn.
     const handle: WorkSpan = {
-      rename: (next) => span.updateName(next),
-      setAttributes: (more) => span.setAttributes(more),
-      fail: (message) => span.setStatus({ code: SpanStatusCode.ERROR, message }),
+      rename: (next) => span.isRecording() && span.updateName(next),
+      setAttributes: (more) => span.isRecording() && span.setAttributes(more),
+      fail: (message) => span.isRecording() && span.setStatus({ code: SpanStatusCode.ERROR, message }),
     };
     try {
       return await work(handle);

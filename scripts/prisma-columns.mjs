@@ -23,6 +23,7 @@ function ruleOf(model, field) {
   // A value the database makes (autoincrement(), now()) is never imported.
   if (field.hasDefaultValue && typeof field.default === "object" && field.default !== null && !Array.isArray(field.default)) return null;
   const where = `${model.name}.${field.name}`;
+  if (field.isList && field.kind === "scalar" && field.type === "Int") return "rule.ints";
   if (field.isList && !(field.kind === "scalar" && field.type === "String")) {
     throw new Error(`prisma-columns: ${where}: no import rule for a list of ${field.type}; add one to src/import/rules.ts and here`);
   }

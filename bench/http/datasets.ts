@@ -44,7 +44,7 @@ async function fill(db: Database, name: DatasetName, now: Date): Promise<void> {
   }
   const universities = DEMO_UNIVERSITIES.map((u) => ({ ...u }));
   if (name === "courses-1k") {
-    await importExport(db, exportOf(now, { universities, courses: buildCourses(SEED, universities, 1_000) }));
+    await importExport(db, exportOf(now, { universities, courses: buildCourses(SEED, universities, 1_000, { titles: "varied" }) }));
     return;
   }
   const random = new Rng(SEED).derive("bench-large");
@@ -57,7 +57,12 @@ async function fill(db: Database, name: DatasetName, now: Date): Promise<void> {
   const stations = taiwan.stations();
   await importExport(
     db,
-    exportOf(now, { universities: schools, courses: buildCourses(SEED, universities, 100_000), hub_packs: [...packs.values()], stations }),
+    exportOf(now, {
+      universities: schools,
+      courses: buildCourses(SEED, universities, 100_000, { titles: "varied" }),
+      hub_packs: [...packs.values()],
+      stations,
+    }),
   );
   // 90 days of hours up to the current one, for every station: weather stations measure the weather, air stations the air.
   const last = new Date(Math.floor(now.getTime() / HOUR) * HOUR).toISOString();

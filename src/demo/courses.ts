@@ -89,8 +89,29 @@ function capitalize(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-export function buildCourses(seed: number, universities: readonly ExportUniversity[], count = DEMO_COURSE_COUNT): ExportCourse[] {
+/** How {@link buildCourses} titles courses. */
+export interface CourseOptions {
+  /**
+   * `catalogue` (the demo's): each course takes one of its department's
+   * 5–18 titles, so a few hundred titles repeat across any number of courses.
+   * `varied`: most courses get a title of their own, composed from their
+   * department's topics (`深度學習專題` / `Special Topics in Deep Learning`,
+   * `統計學：假設檢定`, topics applied in another field…), as a real catalogue's
+   * seminars and electives are: the bench's, where a search that reads every
+   * title must show what it costs.
+   */
+  titles?: "catalogue" | "varied";
+}
+
+export function buildCourses(
+  seed: number,
+  universities: readonly ExportUniversity[],
+  count = DEMO_COURSE_COUNT,
+  options: CourseOptions = {},
+): ExportCourse[] {
   const rng = new Rng(seed).derive("courses");
+  // Its own stream, so that the demo's courses stay the same draw for draw.
+  const titles = options.titles === "varied" ? rng.derive("varied-titles") : undefined;
   const bySchool = new Map<number, Offering[]>();
   for (const uni of universities) bySchool.set(uni.id, schoolOfferings(rng.derive(`staff:${uni.code}`), uni));
 
@@ -109,7 +130,15 @@ export function buildCourses(seed: number, universities: readonly ExportUniversi
     let joinCode = rng.string(6, UPPER_ALNUM);
     while (joinCodes.has(joinCode)) joinCode = rng.string(6, UPPER_ALNUM);
     joinCodes.add(joinCode);
-    const course = composeCourse(rng, uni, offering, instructor, template, semester, joinCode);
+    const course = composeCourse(
+      rng,
+      uni,
+      offering,
+      instructor,
+      titles ? variedTitle(titles, offering, template) : template,
+      semester,
+      joinCode,
+    );
     let classNo = Number(course.course_class);
     while (taken.has(`${uni.id}|${semester}|${course.course_number}|${classNo}`)) classNo++;
     taken.add(`${uni.id}|${semester}|${course.course_number}|${classNo}`);
@@ -130,6 +159,36 @@ export function buildCourses(seed: number, universities: readonly ExportUniversi
     ] as const);
     return course;
   });
+}
+
+/** A department's field, as a title names it: 經濟學系 → 經濟, Department of Economics → economics. */
+function field(dept: Department): Pair {
+  return [dept.zh.replace(/(系|學程|中心)$/, ""), dept.en.replace(/^(Department|Center|Program) (of|for) /, "").toLowerCase()];
+}
+
+/** Departments in a fixed order, and every topic of every department: topics are applied across fields. */
+const ALL_DEPARTMENTS = Object.values(DEPARTMENTS);
+const ALL_TOPICS = ALL_DEPARTMENTS.flatMap((d) => d.topics);
+
+/** A title of its own for a course of `template` (CourseOptions `varied`): two in three are composed. */
+function variedTitle(rng: Rng, offering: Offering, template: CourseTemplate): CourseTemplate {
+  if (rng.chance(1 / 3)) return template;
+  const [zh, en, level] = template;
+  const [tz, te] = rng.pick(offering.dept.topics);
+  const [uz, ue] = rng.pick(ALL_TOPICS);
+  const [fz, fe] = field(rng.pick(ALL_DEPARTMENTS));
+  const compose: ReadonlyArray<() => Pair> = [
+    () => [`${tz}專題`, `Special Topics in ${capitalize(te)}`],
+    () => [`${zh}：${uz}`, `${en}: ${capitalize(ue)}`],
+    () => [`${tz}與${uz}`, `${capitalize(te)} and ${ue}`],
+    () => [`${tz}於${fz}之應用`, `${capitalize(te)} in ${fe}`],
+    () => [`${zh}：${tz}與${uz}`, `${en}: ${capitalize(te)} and ${ue}`],
+    () => [`${uz}實務（${fz}）`, `${capitalize(ue)} in Practice (${fe})`],
+    () => [`${zh}（${uz}）`, `${en} (${ue})`],
+    () => [`${fz}中的${tz}`, `${capitalize(te)} in ${fe}: Seminar`],
+  ];
+  const [vz, ve] = rng.pick(compose)();
+  return [vz, ve, level];
 }
 
 function schoolOfferings(rng: Rng, uni: ExportUniversity): Offering[] {

@@ -11,10 +11,11 @@
  * on every school).
  */
 import type { Database } from "../db/driver.js";
+import { rebuildTitleGrams } from "./title-grams.js";
 
-type Tx = Pick<Database, "exec">;
+type Tx = Pick<Database, "exec" | "query">;
 
-/** Rebuilds the four tables from the courses as they now are. */
+/** Rebuilds the four tables, and the short terms' index of titles, from the courses as they now are. */
 export async function rebuildCourseSummaries(tx: Tx): Promise<void> {
   await tx.exec(`
     DELETE FROM course_count;
@@ -41,4 +42,5 @@ export async function rebuildCourseSummaries(tx: Tx): Promise<void> {
     INSERT INTO course_search (id, title_id, university_id, semester)
     SELECT id, dense_rank() OVER (ORDER BY course_name_chinese, course_name_english), university_id, semester
       FROM course WHERE is_public`);
+  await rebuildTitleGrams(tx);
 }

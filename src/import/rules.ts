@@ -51,6 +51,12 @@ export const count = z
   .nullish()
   .transform((v) => v ?? 0);
 
+/** A list of 32-bit integers; missing or null is the empty list. */
+export const ints = z
+  .array(int)
+  .nullish()
+  .transform((v) => v ?? []);
+
 /** A finite number (JSON has no other). */
 export const float = z.number({ message: "expected a number" });
 

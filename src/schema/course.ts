@@ -1,21 +1,16 @@
 /** Public courses. Private ones are invisible at the client level (db/guards.ts). */
 import type { ReadClient } from "../db/client.js";
-import { Prisma } from "../generated/prisma/client.js";
+import type { Prisma } from "../generated/prisma/client.js";
 import { INT32_MAX } from "../input-limits.js";
 import { builder } from "./builder.js";
 import { COUNT, jsonSchema, POSITIVE } from "./json-schema.js";
 import { COST, PAGE, pageCost } from "./cost.js";
 import { checkRange, literal, present } from "./arguments.js";
+import { type CourseFilterArgs, type SearchPage, titleSearch, titleSearchTotal } from "./title-search.js";
 import { universityMatch } from "./university.js";
 
 /** Newest semester first, then by id (docs/contract.md §3). */
 const COURSE_ORDER: Prisma.CourseOrderByWithRelationInput[] = [{ semester: "desc" }, { id: "asc" }];
-
-export interface CourseFilterArgs {
-  university?: string | null | undefined;
-  semester?: string | null | undefined;
-  q?: string | null | undefined;
-}
 
 /** The filters of operation 2: school code or Chinese name, exact semester, title substring. */
 export function courseFilter(args: CourseFilterArgs): Prisma.CourseWhereInput {
@@ -43,14 +38,11 @@ export function courseFilter(args: CourseFilterArgs): Prisma.CourseWhereInput {
 /**
  * The number of public courses matching `args`. Without `q` it sums the
  * import's per-school, per-semester counts (src/import/courses.ts), a few
- * rows whatever the size of the catalogue; with `q` it counts the courses of
- * the matching titles (`titleSearch`).
+ * rows whatever the size of the catalogue; with `q` it is a title search's
+ * (./title-search.ts).
  */
 async function courseTotal(prisma: ReadClient, args: CourseFilterArgs): Promise<number> {
-  if (present(args.q) !== undefined) {
-    const [row] = await titleSearch<{ total: number }>(prisma, args, Prisma.sql`count(*)::int AS total`, Prisma.empty);
-    return row?.total ?? 0;
-  }
+  if (present(args.q) !== undefined) return titleSearchTotal(prisma, args);
   const university = present(args.university);
   const semester = present(args.semester);
   const sum = await prisma.courseCount.aggregate({
@@ -61,28 +53,6 @@ async function courseTotal(prisma: ReadClient, args: CourseFilterArgs): Promise<
     },
   });
   return sum._sum.courses ?? 0;
-}
-
-/**
- * A title search (`q`, with the school and semester filters) over what the
- * import keeps (src/import/courses.ts): the title pairs matching `q` as the
- * live filter would (the same ILIKE on the same text), then their courses in
- * `course_search`, whose rows are a few bytes where a course row carries its
- * whole syllabus. Selects `columns`, then applies `tail` (order and page).
- */
-function titleSearch<T>(prisma: ReadClient, args: CourseFilterArgs, columns: Prisma.Sql, tail: Prisma.Sql): Promise<T[]> {
-  const needle = literal(present(args.q) ?? "");
-  const university = present(args.university) ?? null;
-  const semester = present(args.semester) ?? null;
-  return prisma.$queryRaw<T[]>`
-    SELECT ${columns}
-      FROM course_search s
-     WHERE s.title_id IN (SELECT id FROM course_title
-                           WHERE name_zh ILIKE ('%' || ${needle} || '%') OR name_en ILIKE ('%' || ${needle} || '%'))
-       AND (${university}::text IS NULL
-            OR s.university_id IN (SELECT id FROM university WHERE code_key = lower(${university}::text) OR name_zh = ${university}::text))
-       AND (${semester}::text IS NULL OR s.semester = ${semester}::text)
-    ${tail}`;
 }
 
 /**
@@ -163,11 +133,32 @@ builder.prismaObjectFields("University", (t) => ({
   }),
 }));
 
+/** The courses of `ids`, read with `query`'s selection, in the order of `ids`. */
+async function coursesInOrder(prisma: ReadClient, query: Pick<Prisma.CourseFindManyArgs, "select" | "include">, ids: number[]) {
+  if (ids.length === 0) return [];
+  const courses = await prisma.course.findMany({ ...query, where: { id: { in: ids } } });
+  const byId = new Map(courses.map((c) => [c.id, c]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 interface CoursePageShape {
   filter: CourseFilterArgs;
   page: number;
   pageSize: number;
+  /** The page's title search (with `q`), run once for its total and its items. */
+  search?: Promise<SearchPage>;
 }
+
+/** The title search of a page by number: one statement gives its total and its ids. */
+function pageSearch(parent: CoursePageShape, prisma: ReadClient): Promise<SearchPage> {
+  parent.search ??= titleSearch(prisma, parent.filter, { skip: (parent.page - 1) * parent.pageSize, take: parent.pageSize }).then(
+    (found) => found ?? { total: 0, ids: [] },
+  );
+  return parent.search;
+}
+
+/** What a title search found while paging a `courses` connection, by the field's arguments: its totalCount needs no second search. */
+const connectionTotals = new WeakMap<object, number>();
 
 const CoursePage = builder.objectRef<CoursePageShape>("CoursePage").implement({
   description: "One page of public courses by page number (the paging of REST `/courses`).",
@@ -177,7 +168,8 @@ const CoursePage = builder.objectRef<CoursePageShape>("CoursePage").implement({
     total: t.int({
       ...COUNT,
       description: "Number of matching courses on all pages.",
-      resolve: (parent, _args, ctx) => courseTotal(ctx.prisma, parent.filter),
+      resolve: async (parent, _args, ctx) =>
+        present(parent.filter.q) === undefined ? courseTotal(ctx.prisma, parent.filter) : (await pageSearch(parent, ctx.prisma)).total,
     }),
     items: t.prismaField({
       type: ["Course"],
@@ -194,16 +186,7 @@ const CoursePage = builder.objectRef<CoursePageShape>("CoursePage").implement({
           });
         }
         // A title search finds the page's ids first, then reads those courses whole.
-        const ids = await titleSearch<{ id: number }>(
-          ctx.prisma,
-          parent.filter,
-          Prisma.sql`s.id`,
-          Prisma.sql`ORDER BY s.semester DESC, s.id LIMIT ${parent.pageSize} OFFSET ${skip}`,
-        );
-        if (ids.length === 0) return [];
-        const courses = await ctx.prisma.course.findMany({ ...query, where: { id: { in: ids.map((r) => r.id) } } });
-        const byId = new Map(courses.map((c) => [c.id, c]));
-        return ids.flatMap((r) => byId.get(r.id) ?? []);
+        return coursesInOrder(ctx.prisma, query, (await pageSearch(parent, ctx.prisma)).ids);
       },
     }),
   }),
@@ -222,8 +205,18 @@ builder.queryFields((t) => {
       description: "Public courses, newest semester first, then by id.",
       args,
       complexity: pageCost(),
-      resolve: (query, _root, a, ctx) => ctx.prisma.course.findMany({ ...query, where: courseFilter(a), orderBy: COURSE_ORDER }),
-      totalCount: (_conn, a, ctx) => courseTotal(ctx.prisma, a),
+      resolve: async (query, _root, a, ctx) => {
+        // A title search pages its list of courses (./title-search.ts); Prisma pages the rest, and a cursor not in that list.
+        const { cursor, skip, take, ...selection } = query;
+        const found =
+          present(a.q) === undefined ? undefined : await titleSearch(ctx.prisma, a, { cursor: cursor?.id, skip: skip ?? 0, take });
+        if (found) {
+          connectionTotals.set(a, found.total);
+          return coursesInOrder(ctx.prisma, selection, found.ids);
+        }
+        return ctx.prisma.course.findMany({ ...query, where: courseFilter(a), orderBy: COURSE_ORDER });
+      },
+      totalCount: (_conn, a, ctx) => connectionTotals.get(a) ?? courseTotal(ctx.prisma, a),
     }),
     coursePage: t.field({
       type: CoursePage,

@@ -1,8 +1,9 @@
 /**
  * A database whose courses were imported before the course summaries existed
  * gets them from the migrations that add them (20261126000000_course_summaries,
- * 20261126010000_course_title_search), row for row what the importer builds
- * (src/import/courses.ts); otherwise its totals, statistics and searches would
+ * 20261126010000_course_title_search, 20261127000000_course_grams), row for
+ * row what the importer builds (src/import/courses.ts, src/import/title-grams.ts:
+ * the pieces of titles cut in SQL and in Node alike); otherwise its totals, statistics and searches would
  * answer nothing until the next import.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -18,6 +19,7 @@ const TABLES = {
   course_stat: "SELECT * FROM course_stat ORDER BY university_id, grouping, key",
   course_title: "SELECT * FROM course_title ORDER BY id",
   course_search: "SELECT * FROM course_search ORDER BY id",
+  course_gram: 'SELECT * FROM course_gram ORDER BY gram COLLATE "C"',
 };
 
 async function snapshot(db: Database): Promise<Record<string, unknown[]>> {
@@ -40,7 +42,8 @@ it("fill the summaries of courses already imported exactly as the importer does"
   const cut = all.findIndex((m) => m.name === FIRST_NEW);
   expect(cut).toBeGreaterThan(0);
   await migrate(db, all.slice(0, cut));
-  // Courses as an earlier import left them: two schools, ties, a null instructor and title, a private course, LIKE characters.
+  // Courses as an earlier import left them: two schools, ties, a null instructor and title, a private course, LIKE
+  // characters, upper case and full width, and a character outside the Basic Multilingual Plane.
   await db.exec(`
     INSERT INTO university (id, code, code_key, name_zh, country, timezone, latitude, longitude) VALUES
       (1, 'NTU', 'ntu', '國立臺灣大學', 'TW', 'Asia/Taipei', 25.0, 121.5),
@@ -52,13 +55,17 @@ it("fill the summaries of courses already imported exactly as the importer does"
       (4, 1, '113-1', '100% 英文', 'English_Only', NULL, true),
       (5, 2, '113-1', NULL, 'Machine Learning', '甲', true),
       (6, 2, '111-1', '機器學習', 'Machine Learning', '丙', false),
-      (7, 2, '111-1', NULL, NULL, NULL, true);
+      (7, 2, '111-1', NULL, NULL, NULL, true),
+      (8, 2, '113-2', 'ＡＩ與𠀋語言', 'AI and C\\_%', NULL, true);
   `);
   expect(await migrate(db, all)).toEqual(all.slice(cut).map((m) => m.name));
   const migrated = await snapshot(db);
-  expect(migrated.course_count).toHaveLength(4);
-  expect(migrated.course_title).toHaveLength(4);
-  expect(migrated.course_search).toHaveLength(6);
+  expect(migrated.course_count).toHaveLength(5);
+  expect(migrated.course_title).toHaveLength(5);
+  expect(migrated.course_search).toHaveLength(7);
+  expect(migrated.course_gram).toContainEqual({ gram: "ａｉ", courses: [8] });
+  expect(migrated.course_gram).toContainEqual({ gram: "與𠀋", courses: [8] });
+  expect(migrated.course_gram).toContainEqual({ gram: "ma", courses: [1, 2, 5, 3] });
   await db.transaction((tx) => rebuildCourseSummaries(tx));
   expect(await snapshot(db)).toEqual(migrated);
 });

@@ -1,0 +1,97 @@
+/**
+ * The index of short title searches: for each piece of one or two characters
+ * that some public course's title holds, the ids of those courses, in the
+ * default order (newest semester first, then by id). A search for a term of
+ * one or two characters (`熱`, `資料`, `AI`) reads one row of it, where a
+ * trigram index cannot help and every title would be read (issue 43).
+ *
+ * Exactly CONTRACT §3's rule, a case-insensitive substring of either title:
+ * PostgreSQL's ILIKE on UTF-8 compares `lower(title)` with `lower(term)`, so the
+ * pieces are cut from titles lower-cased by PostgreSQL itself, and a search
+ * looks up `lower(term)`. A title holds a term of at most two characters
+ * exactly when that term is one of its pieces. A piece never spans the
+ * Chinese and the English title. Longer terms go to the trigram indexes of
+ * `course_title` (src/schema/title-search.ts).
+ *
+ * Rebuilt by every import from `course_title` and `course_search`
+ * (src/import/courses.ts); the pieces are cut here rather than in SQL, which
+ * took 15 s for 100,000 courses where this takes about two.
+ */
+import type { Database } from "../db/driver.js";
+
+/** The longest term, in characters (after lower-casing), that the pieces answer. */
+export const GRAM_CHARS = 2;
+
+/** Text sent per statement while writing the index. */
+const BATCH_CHARS = 4_000_000;
+
+/** The distinct pieces of one or two characters of each text, never across two of them. */
+function gramsOf(texts: readonly (string | null)[]): Set<string> {
+  const grams = new Set<string>();
+  for (const text of texts) {
+    if (text === null) continue;
+    let previous: string | undefined;
+    // By code point, as PostgreSQL counts characters.
+    for (const char of text) {
+      grams.add(char);
+      if (previous !== undefined) grams.add(previous + char);
+      previous = char;
+    }
+  }
+  return grams;
+}
+
+/** Rebuilds `course_gram` from `course_title` and `course_search`, inside the import's transaction. */
+export async function rebuildTitleGrams(tx: Pick<Database, "exec" | "query">): Promise<void> {
+  await tx.exec("DELETE FROM course_gram");
+  const titles = await tx.query<{ id: number; zh: string | null; en: string | null }>(
+    "SELECT id, lower(name_zh) AS zh, lower(name_en) AS en FROM course_title",
+  );
+  const [ordered] = await tx.query<{ ids: number[] | null; titles: number[] | null }>(
+    `SELECT array_agg(id ORDER BY semester DESC, id) AS ids, array_agg(title_id ORDER BY semester DESC, id) AS titles
+       FROM course_search`,
+  );
+  const courseIds = ordered?.ids ?? [];
+  const courseTitles = ordered?.titles ?? [];
+
+  // Each title's pieces, as numbers; then each piece's courses, counted first so that each list is allocated once.
+  const gramNumber = new Map<string, number>();
+  const grams: string[] = [];
+  const titleGrams = new Map<number, Int32Array>();
+  for (const title of titles) {
+    const numbers = [...gramsOf([title.zh, title.en])].map((gram) => {
+      let n = gramNumber.get(gram);
+      if (n === undefined) {
+        n = grams.push(gram) - 1;
+        gramNumber.set(gram, n);
+      }
+      return n;
+    });
+    titleGrams.set(title.id, Int32Array.from(numbers));
+  }
+  const sizes = new Int32Array(grams.length);
+  for (const title of courseTitles) for (const n of titleGrams.get(title) ?? []) sizes[n]!++;
+  const postings = Array.from(sizes, (size) => new Int32Array(size));
+  const filled = new Int32Array(grams.length);
+  courseIds.forEach((id, i) => {
+    for (const n of titleGrams.get(courseTitles[i]!) ?? []) postings[n]![filled[n]!++] = id;
+  });
+
+  let batch: { grams: string[]; courses: string[]; chars: number } = { grams: [], courses: [], chars: 0 };
+  const flush = async () => {
+    if (batch.grams.length === 0) return;
+    await tx.query("INSERT INTO course_gram (gram, courses) SELECT g, c::int[] FROM unnest($1::text[], $2::text[]) AS u(g, c)", [
+      batch.grams,
+      batch.courses,
+    ]);
+    batch = { grams: [], courses: [], chars: 0 };
+  };
+  for (let n = 0; n < grams.length; n++) {
+    const list = `{${postings[n]!.join(",")}}`;
+    batch.grams.push(grams[n]!);
+    batch.courses.push(list);
+    batch.chars += list.length;
+    if (batch.chars >= BATCH_CHARS) await flush();
+  }
+  await flush();
+}

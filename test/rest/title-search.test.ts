@@ -1,0 +1,216 @@
+/**
+ * Title search (`q`) answers exactly CONTRACT §3's rule, a case-insensitive
+ * substring of the Chinese or English title, for every term: generated terms
+ * of 1 to 8 characters (Chinese, English, mixed; `%`, `_` and `\`; upper and
+ * lower case; full-width forms), with and without the school and semester
+ * filters, on several pages, against a plain ILIKE scan of the same courses
+ * (items, their order and `total`). The search reads the import's index of
+ * title pieces (src/import/title-grams.ts, src/schema/title-search.ts); the
+ * scan reads every course.
+ *
+ * The same comparison run on searches that differ from the rule (case
+ * sensitive, LIKE wildcards left active, lower-cased by JavaScript, only the
+ * Chinese title) fails, so the terms reach every way of getting it wrong.
+ */
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildCourses } from "../../src/demo/courses.js";
+import { DEMO_UNIVERSITIES } from "../../src/demo/index.js";
+import type { ExportCourse } from "../../src/demo/types.js";
+import { exportDocument } from "../../src/import/records.js";
+import { type TestGateway, testGateway } from "../support/gateway.js";
+
+/** Titles that hold what a search can get wrong, beside the generated ones. */
+const CRAFTED: [string | null, string | null, boolean?][] = [
+  ["100% 英文", "English_Only"],
+  ["C\\語言", "Back\\slash C"],
+  ["ＡＩ導論", "ＡＩ Ｉntro"],
+  ["AI人工智慧", "Artificial Intelligence (AI)"],
+  ["資料_結構", "Data%Structures"],
+  ["𠀋字研究", null],
+  [null, "Ünïcode Straße ΣΑΣ"],
+  ["İstanbul 研究", "İSTANBUL studies"],
+  ["資料科學", "Private Data Science", false],
+  [null, null],
+];
+
+function catalogue(): unknown {
+  const universities = DEMO_UNIVERSITIES.slice(0, 4).map((u) => ({ ...u }));
+  const courses: ExportCourse[] = buildCourses(43, universities, 400, { titles: "varied" });
+  let id = Math.max(...courses.map((c) => c.id));
+  const template = courses[0]!;
+  CRAFTED.forEach(([zh, en, isPublic], i) => {
+    for (const semester of ["113-1", "112-2"]) {
+      courses.push({
+        ...template,
+        id: ++id,
+        university_id: universities[i % universities.length]!.id,
+        course_number: `X${id}`,
+        semester,
+        course_name_chinese: zh ?? undefined,
+        course_name_english: en ?? undefined,
+        is_public: isPublic === false ? 0 : 1,
+      });
+    }
+  });
+  return exportDocument(new Date("2026-11-27T00:00:00Z"), { universities, courses });
+}
+
+interface Search {
+  q: string;
+  university?: string;
+  semester?: string;
+  page: number;
+  pageSize: number;
+}
+
+interface Found {
+  ids: number[];
+  total: number;
+}
+
+let t: TestGateway;
+let titles: string[];
+beforeAll(async () => {
+  t = await testGateway(catalogue());
+  const rows = await t.db.query<{ zh: string | null; en: string | null }>(
+    "SELECT course_name_chinese AS zh, course_name_english AS en FROM course",
+  );
+  titles = rows.flatMap((r) => [r.zh, r.en]).filter((v): v is string => v !== null);
+}, 60_000);
+afterAll(() => t?.close());
+
+const FULL_WIDTH = (s: string) => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
+const flip = (s: string) => [...s].map((c, i) => (i % 2 ? c.toUpperCase() : c.toLowerCase())).join("");
+
+/** Terms: pieces of real titles (which match), and strings of their characters and LIKE's own (which mostly do not), in every case and width. */
+const terms = () => {
+  const characters = [...new Set([...titles.join(""), "%", "_", "\\", "a", "Z", "ｉ", "Ａ"])].filter((c) => c.trim() !== "");
+  const pieceOf = (from: string[]) =>
+    fc
+      .record({ title: fc.constantFrom(...from), start: fc.nat(), length: fc.integer({ min: 1, max: 8 }) })
+      .map(({ title, start, length }) => {
+        const chars = [...title];
+        const at = start % chars.length;
+        return chars.slice(at, at + length).join("");
+      });
+  const piece = fc.oneof(
+    { arbitrary: pieceOf(titles), weight: 2 },
+    { arbitrary: pieceOf(CRAFTED.flatMap(([zh, en]) => [zh ?? "", en ?? ""]).filter(Boolean)), weight: 1 },
+  );
+  const made = fc.array(fc.constantFrom(...characters), { minLength: 1, maxLength: 8 }).map((cs) => cs.join(""));
+  // A piece with one character made `%`, `_` or `\`: taken literally it matches little, as a wildcard much.
+  const wild = fc.record({ piece, at: fc.nat(), by: fc.constantFrom("%", "_", "\\") }).map(({ piece, at, by }) => {
+    const chars = [...piece];
+    chars[at % chars.length] = by;
+    return chars.join("");
+  });
+  return fc
+    .oneof({ arbitrary: piece, weight: 3 }, { arbitrary: wild, weight: 1 }, { arbitrary: made, weight: 1 })
+    .chain((q) => fc.constantFrom(q, q.toUpperCase(), q.toLowerCase(), flip(q), FULL_WIDTH(q)))
+    .filter((q) => q.trim() !== "");
+};
+
+const searches = () =>
+  fc.record(
+    {
+      q: terms(),
+      university: fc.constantFrom(undefined, "NTU", "nthu", "國立成功大學"),
+      semester: fc.constantFrom(undefined, "113-1", "112-2"),
+      page: fc.integer({ min: 1, max: 3 }),
+      pageSize: fc.constantFrom(1, 7, 20, 100),
+    },
+    { requiredKeys: ["q", "page", "pageSize"] },
+  );
+
+/** The rule as a plain scan of every course: an ILIKE of the term, its LIKE characters taken literally. */
+function scan(s: Search, compare: (column: string) => string = (column) => `${column} ILIKE ('%' || $1 || '%')`): Promise<Found> {
+  const escaped = s.q.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return scanWith(s, escaped, compare);
+}
+
+async function scanWith(s: Search, needle: string, compare: (column: string) => string): Promise<Found> {
+  const rows = await t.db.query<{ id: number }>(
+    `SELECT c.id FROM course c JOIN university u ON u.id = c.university_id
+      WHERE c.is_public AND (${compare("c.course_name_chinese")} OR ${compare("c.course_name_english")})
+        AND ($2::text IS NULL OR u.code_key = lower($2) OR u.name_zh = $2)
+        AND ($3::text IS NULL OR c.semester = $3)
+      ORDER BY c.semester DESC, c.id`,
+    [needle, s.university ?? null, s.semester ?? null],
+  );
+  const all = rows.map((r) => r.id);
+  return { ids: all.slice((s.page - 1) * s.pageSize, s.page * s.pageSize), total: all.length };
+}
+
+/** The gateway's REST answer. */
+async function rest(s: Search): Promise<Found> {
+  const params = new URLSearchParams({ q: s.q, page: String(s.page), page_size: String(s.pageSize) });
+  if (s.university) params.set("university", s.university);
+  if (s.semester) params.set("semester", s.semester);
+  const response = await t.gateway.fetch(`http://gateway.test/api/v1/courses?${params}`);
+  const body = (await response.json()) as { items: { id: number }[]; total: number };
+  expect(response.status, JSON.stringify(body)).toBe(200);
+  return { ids: body.items.map((c) => c.id), total: body.total };
+}
+
+const agree = (search: (s: Search) => Promise<Found>, reference: (s: Search) => Promise<Found> = scan) =>
+  fc.asyncProperty(searches(), async (s) => {
+    expect(await search(s)).toEqual(await reference(s));
+  });
+
+describe("title search", () => {
+  it("answers what an ILIKE scan answers, for generated terms of 1 to 8 characters, filters and pages", async () => {
+    await fc.assert(agree(rest), { numRuns: 300, seed: 43 });
+  }, 120_000);
+
+  it("over GraphQL too: the courses connection's nodes, cursors and totalCount are the scan's", async () => {
+    const run = fc.asyncProperty(searches(), fc.integer({ min: 1, max: 5 }), fc.nat(), fc.boolean(), async (s, size, at, backwards) => {
+      const expected = await scan({ ...s, page: 1, pageSize: 100_000 });
+      const page = async (args: string) => {
+        const body = await t.graphql(
+          `query ($q: String, $u: String, $s: String) {
+              courses(q: $q, university: $u, semester: $s, ${args}) { totalCount edges { cursor node { databaseId } } }
+            }`,
+          { q: s.q, u: s.university ?? null, s: s.semester ?? null },
+        );
+        expect(body.errors).toBeUndefined();
+        const connection = body.data!.courses as { totalCount: number; edges: { cursor: string; node: { databaseId: number } }[] };
+        return {
+          total: connection.totalCount,
+          ids: connection.edges.map((e) => e.node.databaseId),
+          cursors: connection.edges.map((e) => e.cursor),
+        };
+      };
+      const first = await page(backwards ? `last: ${size}` : `first: ${size}`);
+      const want = backwards ? expected.ids.slice(Math.max(0, expected.ids.length - size)) : expected.ids.slice(0, size);
+      expect({ ids: first.ids, total: first.total }).toEqual({ ids: want, total: expected.total });
+      if (first.cursors.length === 0) return;
+      // From a cursor of that page, on through the list (or back).
+      const from = at % first.cursors.length;
+      const place = expected.ids.indexOf(first.ids[from]!);
+      const next = await page(
+        backwards ? `last: ${size}, before: "${first.cursors[from]}"` : `first: ${size}, after: "${first.cursors[from]}"`,
+      );
+      const wantNext = backwards ? expected.ids.slice(Math.max(0, place - size), place) : expected.ids.slice(place + 1, place + 1 + size);
+      expect(next.ids).toEqual(wantNext);
+    });
+    await fc.assert(run, { numRuns: 150, seed: 43 });
+  }, 120_000);
+
+  it("a search that differs from the rule fails the same comparison", async () => {
+    const differs = async (search: (s: Search) => Promise<Found>) => (await fc.check(agree(search), { numRuns: 2000, seed: 43 })).failed;
+    const caseSensitive = (s: Search) => scan(s, (column) => `${column} LIKE ('%' || $1 || '%')`);
+    const wildcardsActive = (s: Search) => scanWith(s, s.q, (column) => `${column} ILIKE ('%' || $1 || '%')`);
+    const lowerCasedByJavaScript = (s: Search) =>
+      scanWith(
+        s,
+        s.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`),
+        (column) => `lower(${column}) LIKE ('%' || $1 || '%')`,
+      );
+    const chineseOnly = (s: Search) => scan(s, (column) => (column.endsWith("english") ? "false" : `${column} ILIKE ('%' || $1 || '%')`));
+    expect(await differs(caseSensitive), "case sensitive").toBe(true);
+    expect(await differs(wildcardsActive), "wildcards active").toBe(true);
+    expect(await differs(lowerCasedByJavaScript), "lower-cased by JavaScript").toBe(true);
+    expect(await differs(chineseOnly), "Chinese title only").toBe(true);
+  }, 120_000);
+});

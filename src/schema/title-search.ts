@@ -2,9 +2,10 @@
  * Title search (`q`: CONTRACT §3's case-insensitive substring of the Chinese
  * or English title) over what the import keeps (src/import/courses.ts,
  * src/import/title-grams.ts), never over the wide course rows or every title:
- * a search reads the list of courses of one piece of its term, in the default
- * order, and at most checks the titles of that list's courses. Its total is
- * the list's length, a page a slice of it.
+ * a search reads the lists of one piece of its term (its courses in the
+ * default order, or the titles that hold it), and at most checks the titles
+ * of that list. Its total is the length of the list of courses it ends with,
+ * a page a slice of that list.
  *
  * It answers exactly what `ILIKE '%term%'` over the courses answers: a test
  * compares the two on generated terms (test/rest/title-search.test.ts).
@@ -28,11 +29,13 @@ export interface SearchWindow {
 }
 
 /**
- * The longest list of a longer term's piece whose courses' titles are checked
- * one course at a time, as a share of the number of titles (which the import's
- * ANALYZE counts): a course costs about 4 µs, a title checked once about 1.5.
+ * The longest title list of a piece that is followed title by title (each
+ * title looked up, checked, and its courses found: about 5 µs), as a share of
+ * the number of titles (which the import's ANALYZE counts); a longer one
+ * costs more than checking every title once (about 1.5 µs each) and joining
+ * the courses in one pass.
  */
-const RECHECK_SHARE = 0.4;
+const DIRECT_SHARE = 0.25;
 
 /** The matching courses' number, and the ids of the window asked for, in order. */
 export interface SearchPage {
@@ -46,13 +49,13 @@ export interface SearchPage {
  * them (the caller then pages as Prisma does, by the cursor's place in the
  * order).
  *
- * A term of one or two characters (lower-cased) reads its own list, exact as
- * it is. A longer one reads the shortest list of its two-character pieces,
- * which holds every course whose title holds the term, and keeps the courses
- * whose title passes the contract's ILIKE; when even that list is long (a
- * term of common pieces, like `the`), checking each title once costs less. A
- * piece no title holds: no match.
- * The school and semester filters keep the listed courses that are theirs.
+ * A term of one or two characters (lower-cased) is one piece: its list of
+ * courses is the answer as it is, or, with the school or semester filter, its
+ * list of titles gives the courses, which the filters then keep. A longer term
+ * reads the shortest title list of its two-character pieces, which holds every
+ * title that holds the term, keeps the titles that pass the contract's ILIKE,
+ * then their courses. When that list is long (`e` with a filter, `the`), every
+ * title is checked once instead. A piece no title holds: no match.
  */
 export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, window: SearchWindow): Promise<SearchPage | undefined> {
   const q = present(args.q) ?? "";
@@ -64,42 +67,43 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
   const skip = Math.min(window.skip, 2_000_000_000);
   const filtered = university !== null || semester !== null;
   const pattern = Prisma.sql`('%' || ${needle}::text || '%')`;
-  const theirs = Prisma.sql`(${university}::text IS NULL
-        OR s.university_id IN (SELECT id FROM university WHERE code_key = lower(${university}::text) OR name_zh = ${university}::text))
-    AND (${semester}::text IS NULL OR s.semester = ${semester}::text)`;
+  // Conditions on the parameters alone, which PostgreSQL decides once per statement.
+  const short = Prisma.sql`(char_length(lower(${q}::text)) <= ${GRAM_CHARS}::int)`;
+  const theirs = Prisma.sql`(${university}::text IS NULL OR s.university_id IN (
+                               SELECT id FROM university WHERE code_key = lower(${university}::text) OR name_zh = ${university}::text))
+                       AND (${semester}::text IS NULL OR s.semester = ${semester}::text)`;
   const [row] = await prisma.$queryRaw<{ total: number; at: number | null; page: number[] | null }[]>`
-    WITH term AS (SELECT lower(${q}::text) AS t, char_length(lower(${q}::text)) <= ${GRAM_CHARS}::int AS short),
-    pieces AS (
-      SELECT DISTINCT CASE WHEN short THEN t ELSE substr(t, i, ${GRAM_CHARS}::int) END AS gram
-        FROM term, generate_series(1, GREATEST(char_length(t) - 1, 1)) AS i
+    WITH pieces AS (
+      SELECT DISTINCT CASE WHEN ${short} THEN lower(${q}::text) ELSE substr(lower(${q}::text), i, ${GRAM_CHARS}::int) END AS gram
+        FROM generate_series(1, GREATEST(char_length(lower(${q}::text)) - 1, 1)) AS i
     ),
-    found AS (SELECT g.courses FROM pieces p JOIN course_gram g ON g.gram = p.gram),
-    base AS (
-      SELECT CASE WHEN (SELECT count(*) FROM found) < (SELECT count(*) FROM pieces) THEN '{}'::int[]
-                  ELSE (SELECT courses FROM found ORDER BY cardinality(courses) LIMIT 1) END AS courses
+    found AS (SELECT g.gram, g.titles FROM pieces p JOIN course_gram g ON g.gram = p.gram),
+    rarest AS (
+      SELECT CASE WHEN (SELECT count(*) FROM found) < (SELECT count(*) FROM pieces) THEN NULL
+                  ELSE (SELECT gram FROM found ORDER BY cardinality(titles), gram LIMIT 1) END AS gram
     ),
-    list AS (
-      SELECT CASE WHEN short AND NOT ${filtered}::boolean THEN base.courses
-                  WHEN short THEN ARRAY(
-                    SELECT s.id FROM unnest(base.courses) WITH ORDINALITY AS u(id, n)
-                      JOIN course_search s ON s.id = u.id
-                     WHERE ${theirs}
-                     ORDER BY u.n)
-                  WHEN cardinality(base.courses) <= ${RECHECK_SHARE}::float8 * (SELECT reltuples FROM pg_class WHERE oid = 'course_title'::regclass) THEN ARRAY(
-                    SELECT s.id FROM unnest(base.courses) WITH ORDINALITY AS u(id, n)
-                      JOIN course_search s ON s.id = u.id
-                      JOIN course_title ti ON ti.id = s.title_id
-                     WHERE (ti.name_zh ILIKE ${pattern} OR ti.name_en ILIKE ${pattern}) AND ${theirs}
-                     ORDER BY u.n)
+    rare AS (SELECT found.titles FROM found JOIN rarest ON rarest.gram = found.gram),
+    titles AS (
+      SELECT u.id FROM unnest((SELECT titles FROM rare)) AS u(id) WHERE ${short}
+      UNION ALL
+      SELECT ti.id FROM unnest((SELECT titles FROM rare)) AS u(id) JOIN course_title ti ON ti.id = u.id
+       WHERE NOT ${short} AND (ti.name_zh ILIKE ${pattern} OR ti.name_en ILIKE ${pattern})
+    ),
+    -- Materialized: its list is computed once, though the statement reads it four times.
+    list AS MATERIALIZED (
+      SELECT CASE WHEN rarest.gram IS NULL THEN '{}'::int[]
+                  WHEN ${short} AND NOT ${filtered}::boolean THEN (SELECT courses FROM course_gram WHERE course_gram.gram = rarest.gram)
+                  WHEN (SELECT cardinality(titles) FROM rare) <= ${DIRECT_SHARE}::float8 * (SELECT reltuples FROM pg_class WHERE oid = 'course_title'::regclass)
+                  THEN ARRAY(SELECT s.id FROM course_search s WHERE s.title_id IN (SELECT id FROM titles) AND ${theirs} ORDER BY s.semester DESC, s.id)
                   ELSE ARRAY(
                     SELECT s.id FROM course_search s
-                     WHERE s.title_id IN (SELECT id FROM course_title ti WHERE ti.name_zh ILIKE ${pattern} OR ti.name_en ILIKE ${pattern})
+                     WHERE s.title_id IN (SELECT ti.id FROM course_title ti WHERE ti.name_zh ILIKE ${pattern} OR ti.name_en ILIKE ${pattern})
                        AND ${theirs}
                      ORDER BY s.semester DESC, s.id)
              END AS ids
-        FROM term, base
+        FROM rarest
     ),
-    placed AS (
+    placed AS MATERIALIZED (
       SELECT ids, COALESCE(cardinality(ids), 0) AS total,
              CASE WHEN ${cursor}::int IS NULL THEN NULL ELSE array_position(ids, ${cursor}::int) END AS at
         FROM list

@@ -63,9 +63,14 @@ it("fill the summaries of courses already imported exactly as the importer does"
   expect(migrated.course_count).toHaveLength(5);
   expect(migrated.course_title).toHaveLength(5);
   expect(migrated.course_search).toHaveLength(7);
-  expect(migrated.course_gram).toContainEqual({ gram: "ａｉ", courses: [8] });
-  expect(migrated.course_gram).toContainEqual({ gram: "與𠀋", courses: [8] });
-  expect(migrated.course_gram).toContainEqual({ gram: "ma", courses: [1, 2, 5, 3] });
+  const titleOf = (course: number) => (migrated.course_search as { id: number; title_id: number }[]).find((s) => s.id === course)!.title_id;
+  expect(migrated.course_gram).toContainEqual({ gram: "ａｉ", courses: [8], titles: [titleOf(8)] });
+  expect(migrated.course_gram).toContainEqual({ gram: "與𠀋", courses: [8], titles: [titleOf(8)] });
+  expect(migrated.course_gram).toContainEqual({
+    gram: "ma",
+    courses: [1, 2, 5, 3],
+    titles: [titleOf(1), titleOf(5)].sort((a, b) => a - b),
+  });
   await db.transaction((tx) => rebuildCourseSummaries(tx));
   expect(await snapshot(db)).toEqual(migrated);
 });

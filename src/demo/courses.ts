@@ -161,7 +161,7 @@ export function buildCourses(
   });
 }
 
-/** A department's field, as a title names it: 經濟學系 → 經濟, Department of Economics → economics. */
+/** A department's field, as a title names it: 經濟學系 → 經濟學, Department of Economics → economics. */
 function field(dept: Department): Pair {
   return [dept.zh.replace(/(系|學程|中心)$/, ""), dept.en.replace(/^(Department|Center|Program) (of|for) /, "").toLowerCase()];
 }

@@ -35,14 +35,13 @@ export interface KeptAnswer extends Answer {
   text: string;
   bytes: Buffer;
   etag: string | undefined;
-  /** The bytes compressed, by encoding, as clients have asked for them (rest/cached-path.ts). */
+  /** The bytes compressed, by encoding, as clients have asked for them (src/lean/path.ts). */
   encoded?: Partial<Record<Encoding, Buffer>>;
 }
 
-/** An answer made ready to keep, and to serve as it is (rest/cached-path.ts). */
 /**
  * Every answer of a deprecated route says so, the kept ones included
- * (rest/cached-path.ts serves those): `Deprecation` (RFC 9745: `@` and the
+ * (src/lean/path.ts serves those): `Deprecation` (RFC 9745: `@` and the
  * Unix time it began) and `Sunset` (RFC 8594: an HTTP date).
  */
 function markDeprecated(route: Route, answer: Answer): Answer {
@@ -52,6 +51,7 @@ function markDeprecated(route: Route, answer: Answer): Answer {
   return { ...answer, headers: { ...answer.headers, deprecation: `@${at(since).getTime() / 1000}`, sunset: at(sunset).toUTCString() } };
 }
 
+/** An answer made ready to keep, and to serve as it is (src/lean/path.ts). */
 function keep(answer: Answer): KeptAnswer {
   const text = JSON.stringify(answer.body);
   const bytes = Buffer.from(text);
@@ -175,7 +175,7 @@ export class RestApi {
   /**
    * The kept answer of an HTTP request matched to a route, if there is one
    * (counted as a cache hit; a miss is counted by the call that follows).
-   * rest/cached-path.ts serves it without running the gateway.
+   * src/lean/path.ts serves it without running the gateway.
    */
   cached(match: RouteMatch, query: URLSearchParams): KeptAnswer | undefined {
     if (!this.cache?.enabled) return undefined;

@@ -43,6 +43,7 @@ export const VARIABLES = {
   SHUTDOWN_TIMEOUT_MS: integer(0, 600_000, 10_000),
   QUERY_MAX_COST: integer(1, 100_000_000, MAX_COST),
   RESPONSE_CACHE_MS: integer(0, 604_800_000, 86_400_000),
+  RESPONSE_CACHE_MAX_BYTES: integer(65_536, 68_719_476_736, 33_554_432),
   TRUSTED_DOCUMENTS: variable(
     z.string().optional(),
     "a JSON file of SHA-256 hash → GraphQL document (or an Apollo persisted query manifest), or unset (any document runs)",
@@ -129,6 +130,8 @@ export interface Config {
   queryMaxCost: number;
   /** The longest an answer is kept in memory (src/cache/answers.ts; sooner gone when its data or the clock moves it); 0: no cache. */
   responseCacheMs: number;
+  /** Most bytes the answer cache holds (src/cache/answers.ts); the least recently used answers go first. */
+  responseCacheMaxBytes: number;
   /** The file of the only GraphQL documents `/graphql` runs (src/plugins/persisted-documents.ts); undefined: any document. */
   trustedDocuments: string | undefined;
   /** Worker processes sharing the port (src/cluster.ts). */
@@ -193,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     queryMaxCost: c.QUERY_MAX_COST,
     responseCacheMs: c.RESPONSE_CACHE_MS,
+    responseCacheMaxBytes: c.RESPONSE_CACHE_MAX_BYTES,
     trustedDocuments: c.TRUSTED_DOCUMENTS,
     webConcurrency: c.WEB_CONCURRENCY,
     heapGrowthPercent: c.HEAP_GROWTH_PERCENT,

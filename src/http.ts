@@ -7,7 +7,7 @@
  *
  * Answers of 1 KB or more are compressed (gzip, deflate or brotli, as the
  * client's `Accept-Encoding` prefers), by the `compression` middleware; a
- * kept answer taken by the cached path (rest/cached-path.ts) goes out in the
+ * kept answer taken by the lean path (src/lean/path.ts) goes out in the
  * encoding the same rules choose ({@link encodingFor}), compressed once.
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
@@ -70,12 +70,13 @@ export interface HttpServerOptions {
   log?: Pick<Logger, "info">;
   /**
    * Offered each request first: `true` if it took the request, whose answer
-   * it writes whole and encoded itself (the cached path); `false`, decided at
-   * once, leaves it to the middleware and `handler`. Offered after the
-   * request target and Host were read (src/request-target.ts): the target is
-   * in origin form and the Host, if any, a plain host[:port].
+   * it writes whole and encoded itself (the lean path), or hands on to
+   * `next` (the middleware and `handler`) later; `false`, decided at once,
+   * leaves it to them. Offered after the request target and Host were read
+   * (src/request-target.ts): the target is in origin form and the Host, if
+   * any, a plain host[:port].
    */
-  first?: ((request: IncomingMessage, response: ServerResponse) => boolean) | undefined;
+  first?: ((request: IncomingMessage, response: ServerResponse, next: () => void) => boolean) | undefined;
 }
 
 /** Bodies shorter than this go out as they are. */
@@ -155,9 +156,10 @@ export function createHttpServer(handler: RequestListener, options: HttpServerOp
     }
     request.url = read.target;
     if (read.host !== undefined) request.headers.host = read.host;
-    if (options.first?.(request, response)) return;
     // The middleware's types are Express'; it uses only what Node's own objects have.
-    compress(request as Parameters<typeof compress>[0], response as Parameters<typeof compress>[1], () => handler(request, response));
+    const next = () =>
+      compress(request as Parameters<typeof compress>[0], response as Parameters<typeof compress>[1], () => handler(request, response));
+    if (!options.first?.(request, response, next)) next();
   });
   inFlight.set(server, answers);
   idleAfterAnswer.set(server, idle);

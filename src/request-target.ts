@@ -1,7 +1,7 @@
 /**
  * The request target, read as RFC 9112 §3.2 says, before anything routes on
  * it. The gateway's routes are paths, and the layers above Node (yoga's
- * server adapter, the cached path) build the request's URL from the Host
+ * server adapter, the lean path) build the request's URL from the Host
  * header and the target in origin form (`/path?query`). So:
  *
  * - origin form passes as it is;

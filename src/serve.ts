@@ -140,7 +140,7 @@ export async function serve(config: Config, log: Logger, options: ServeOptions =
     log,
   };
   const prisma = createReadClient(db);
-  const answers = new AnswerCache({ ttlMs: config.responseCacheMs });
+  const answers = new AnswerCache({ ttlMs: config.responseCacheMs, maxBytes: config.responseCacheMaxBytes });
   await answers.follow(db);
   // Every school's environment snapshot, computed when the data changes rather than per request.
   const stored = new SnapshotStore(db, prisma, { log });
@@ -164,7 +164,7 @@ export async function serve(config: Config, log: Logger, options: ServeOptions =
     account,
     ...(options.trusted ? { trustedDocuments: options.trusted } : {}),
   });
-  const server = createHttpServer(gateway, { log, first: gateway.cached });
+  const server = createHttpServer(gateway, { log, first: gateway.lean });
   // With METRICS_PORT, /metrics has a listener of its own (kept off the public one by the operator's firewall).
   const metricsServer = config.metricsPort === undefined ? undefined : createHttpServer(metricsListener, { log });
 

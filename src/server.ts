@@ -12,13 +12,14 @@ import type { Database } from "./db/driver.js";
 import { useAccessLog } from "./plugins/access-log.js";
 import { type ApiKeyOptions, useApiKeys } from "./plugins/api-keys.js";
 import { maskUnavailable, useExecutionDeadline } from "./plugins/availability.js";
+import { useCompiledExecution } from "./plugins/compiled-execution.js";
 import { useConditionalGet } from "./plugins/conditional.js";
 import { useErrorShapes } from "./plugins/error-shapes.js";
 import { useGraphQLCache } from "./plugins/graphql-cache.js";
 import { useHealth } from "./plugins/health.js";
 import { useInputLimits } from "./plugins/input-limits.js";
 import { corsPolicy, useCors, useSecurityHeaders } from "./plugins/cors.js";
-import { type CachedPath, cachedPath } from "../rest/cached-path.js";
+import { type LeanPath, leanPath } from "./lean/path.js";
 import { useMcp, useMcpOrigins } from "./mcp/plugin.js";
 import { METRICS_PATH, useMetricsEndpoint } from "./plugins/metrics.js";
 import { type TrustedDocuments, usePersistedDocuments } from "./plugins/persisted-documents.js";
@@ -71,15 +72,22 @@ export interface GatewayOptions {
   account?: AccountOptions;
   /** The only documents `/graphql` runs (TRUSTED_DOCUMENTS); unset: any document, and automatic persisted queries. */
   trustedDocuments?: TrustedDocuments;
+  /**
+   * Execute `/graphql` documents compiled by graphql-jit, falling back to
+   * graphql-js where that cannot give the same answer
+   * (src/plugins/compiled-execution.ts). Off by default until nested
+   * relations keep their one query under it (see that file).
+   */
+  compile?: boolean;
 }
 
 export type Gateway = YogaServerInstance<Record<string, unknown>, Context> & {
   /**
-   * With answers kept: the cached path (rest/cached-path.ts), which the HTTP
+   * With answers kept: the lean path (src/lean/path.ts), which the HTTP
    * server (src/http.ts) offers each request before yoga, and which answers
-   * a v1 request whose answer is kept.
+   * a request whose answer is kept as bytes (v1, GraphQL and MCP).
    */
-  readonly cached: CachedPath | undefined;
+  readonly lean: LeanPath | undefined;
 };
 
 export function createGateway(options: GatewayOptions): Gateway {
@@ -125,21 +133,30 @@ export function createGateway(options: GatewayOptions): Gateway {
         ...(guard ? { authorize: (request: Request) => guard.authorize(request, "rest") } : {}),
         ...(options.log ? { log: options.log } : {}),
       }),
-      useMcp({ api, context, ...(options.log ? { log: options.log } : {}) }),
+      useMcp({ api, context, answers: options.answers, ...(options.log ? { log: options.log } : {}) }),
       ...usePersistedDocuments({ trusted: options.trustedDocuments }),
       ...(options.answers ? [useGraphQLCache({ cache: options.answers })] : []),
       useInputLimits(),
       ...useQueryLimits(options.queryLimits),
+      // Before the plugins that wrap the execution: it replaces the executor they wrap.
+      ...(options.compile === true ? [useCompiledExecution()] : []),
       useExecutionDeadline({ ms: requestTimeoutMs }),
       useRequestShare(),
       useConditionalGet(),
       access.depart,
     ],
   });
-  const cached = options.answers?.enabled
-    ? cachedPath({ api, guard, cors: corsPolicy({ origins: options.corsOrigins }), log: options.log })
+  const lean = options.answers?.enabled
+    ? leanPath({
+        api,
+        answers: options.answers,
+        guard,
+        cors: corsPolicy({ origins: options.corsOrigins }),
+        mcpOrigins: { origins: options.corsOrigins, loopback: options.loopback },
+        log: options.log,
+      })
     : undefined;
-  return Object.assign(yoga, { cached });
+  return Object.assign(yoga, { lean });
 }
 
 /** The route label of a path: a REST route's template, a known path itself, or `(unknown)`. */

@@ -3,6 +3,7 @@
  * dataset. Cases with `bare` are also answered by the bare handler
  * (baseline.ts); every case is also answered from memory (the static one).
  */
+import { createHash } from "node:crypto";
 import type { DatasetName } from "./datasets.js";
 
 export interface Case {
@@ -24,12 +25,20 @@ export interface Case {
    * so it runs on the gateway alone (no cache, baseline or workers).
    */
   growth?: boolean;
+  /** A POST body sent to `/graphql` of every gateway before the case runs (a persisted document's registration). */
+  setup?: string;
 }
 
 const NESTED = JSON.stringify({
   query:
     "{ universities { nodes { code nameZh courses(first: 20) { nodes { databaseId courseNameChinese courseNameEnglish instructor semester startDate } } } } }",
 });
+
+/** The nested document's automatic persisted query: registered once by POST, then asked for by hash over GET. */
+const NESTED_HASH = createHash("sha256")
+  .update((JSON.parse(NESTED) as { query: string }).query)
+  .digest("hex");
+const PERSISTED = { persistedQuery: { version: 1, sha256Hash: NESTED_HASH } };
 
 const mcpCall = (name: string, args: Record<string, unknown>) =>
   JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
@@ -98,6 +107,9 @@ export function cases(ids: { course: number; pack: string; word: string; school:
     get("op 10 packs", "demo", "/api/v1/hub/packs", { bare: true }),
     get("op 11 pack", "demo", `/api/v1/hub/packs/${ids.pack}`),
     { name: "GraphQL nested", dataset: "demo", method: "POST", path: "/graphql", body: NESTED },
+    get("GraphQL nested GET by hash", "demo", `/graphql?extensions=${encodeURIComponent(JSON.stringify(PERSISTED))}`, {
+      setup: JSON.stringify({ ...(JSON.parse(NESTED) as object), extensions: PERSISTED }),
+    }),
     { name: "MCP tools/call", dataset: "demo", method: "POST", path: "/mcp", body: mcpCall("list_courses", { page_size: 20 }) },
     {
       name: "MCP 2026-07-28 tools/call",

@@ -18,48 +18,94 @@
 import { LRUCache } from "lru-cache";
 import { DATA_CHANGED } from "../db/changes.js";
 import type { Database, Listener } from "../db/driver.js";
-import { cacheClears, cacheLookups } from "../observe/metrics.js";
+import type { Encoding } from "../http.js";
+import { cacheClears, cacheLookups, followCacheSize } from "../observe/metrics.js";
 
-/** A cached answer: its status, body, the body's JSON text, and headers. */
-export interface CachedAnswer {
+/**
+ * An answer kept as it goes out (src/lean/path.ts writes it on Node's own
+ * response): its status, the body's bytes, the headers that are its own, its
+ * `ETag` (a GET's), and its compressed forms, each made the first time a
+ * client asks for it.
+ */
+export interface KeptBytes {
+  status: number;
+  bytes: Buffer;
+  /** Headers of the answer itself (its media type, `Vary`, `Deprecation`); the path adds the per-request ones. */
+  headers?: Readonly<Record<string, string>> | undefined;
+  /** The weak `ETag` of `bytes`; set on answers to a GET only. */
+  etag?: string | undefined;
+  /** `bytes` compressed, by encoding, as clients have asked for them. */
+  encoded?: Partial<Record<Encoding, Buffer>>;
+  /**
+   * A JSON-RPC answer's: where its `id` is written. `bytes` then holds the
+   * answer without it, and each call's own id goes in at this offset.
+   */
+  idAt?: number;
+}
+
+/**
+ * A cached answer: its status, body, the body's JSON text, and headers (a
+ * REST or MCP tool answer), with its bytes when it is kept to be written as it is.
+ */
+export interface CachedAnswer extends Partial<KeptBytes> {
   status: number;
   body: unknown;
   text: string;
   headers?: Record<string, string>;
-  /**
-   * The text's bytes, where they are kept beside it to be written as they
-   * are. Counted twice in the cache's size: once for themselves, once for
-   * the compressed forms the cached path may keep with them (brotli, gzip
-   * and deflate together: 0.91 of the bytes for the 2 KB universities list,
-   * less for larger answers; answers under 1 KB are never compressed).
-   */
-  bytes?: Uint8Array;
 }
+
+/**
+ * What an entry costs, in bytes: its key, its text, and its bytes twice: once
+ * for themselves, once for the compressed forms the lean path may keep with
+ * them (brotli, gzip and deflate together: 0.91 of the bytes for the 2 KB
+ * universities list, less for larger answers; answers under 1 KB are never
+ * compressed).
+ */
+const sizeOf = (answer: CachedAnswer | KeptBytes, key: string): number =>
+  key.length + ("text" in answer ? answer.text.length : 0) + 2 * (answer.bytes?.length ?? 0) + 64;
+
+/** Whether an answer is kept with its bytes (the same object, so that its compressed forms stay with it). */
+const hasBytes = (answer: CachedAnswer | KeptBytes): answer is KeptBytes => answer.bytes !== undefined;
+
+/** The default of {@link AnswerCacheOptions.maxBytes}. */
+const DEFAULT_MAX_BYTES = 32 * 2 ** 20;
 
 export interface AnswerCacheOptions {
   /** The longest any answer is kept, in ms; 0 turns the cache off. */
   ttlMs: number;
-  /** Most bytes of answer text kept; the least recently used go first. Default 16 MiB. */
+  /** Most bytes kept (keys, texts and bytes); the least recently used answers go first. Default {@link DEFAULT_MAX_BYTES}. */
   maxBytes?: number;
 }
 
 export class AnswerCache {
-  private readonly entries: LRUCache<string, CachedAnswer> | undefined;
+  private readonly entries: LRUCache<string, CachedAnswer | KeptBytes> | undefined;
   private listener: Listener | undefined;
   private readonly ttlMs: number;
+  private clears = 0;
 
   constructor(options: AnswerCacheOptions) {
     this.ttlMs = options.ttlMs;
+    const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.entries =
       options.ttlMs > 0
-        ? new LRUCache<string, CachedAnswer>({
+        ? new LRUCache<string, CachedAnswer | KeptBytes>({
             ttl: options.ttlMs,
-            maxSize: options.maxBytes ?? 16 * 2 ** 20,
-            sizeCalculation: (answer) => answer.text.length + 2 * (answer.bytes?.length ?? 0) + 64,
+            maxSize: maxBytes,
+            sizeCalculation: sizeOf,
             // An answer bigger than the whole cache is simply not kept.
-            maxEntrySize: options.maxBytes ?? 16 * 2 ** 20,
+            maxEntrySize: maxBytes,
           })
         : undefined;
+    if (this.entries) followCacheSize(this.entries);
+  }
+
+  /**
+   * The cache's generation: it moves each time the cache is emptied. An
+   * answer begun in one generation and finished in another may hold data
+   * older than the change that emptied it, and is not kept ({@link keep}).
+   */
+  get generation(): number {
+    return this.clears;
   }
 
   /** Whether answers are kept at all. */
@@ -72,6 +118,17 @@ export class AnswerCache {
    * on. A lookup that another will follow on a miss does not count its miss.
    */
   get(key: string, options: { countMiss?: boolean } = {}): CachedAnswer | undefined {
+    const answer = this.lookUp(key, options);
+    return answer && "text" in answer ? answer : undefined;
+  }
+
+  /** The answer kept as bytes under `key` (src/lean/path.ts); a miss is not counted: the gateway's own lookup follows. */
+  bytes(key: string): KeptBytes | undefined {
+    const answer = this.lookUp(key, { countMiss: false });
+    return answer && hasBytes(answer) ? answer : undefined;
+  }
+
+  private lookUp(key: string, options: { countMiss?: boolean }): CachedAnswer | KeptBytes | undefined {
     if (!this.entries) return undefined;
     const answer = this.entries.get(key);
     if (answer || options.countMiss !== false) cacheLookups.inc({ result: answer ? "hit" : "miss" });
@@ -88,8 +145,19 @@ export class AnswerCache {
     if (ttl >= 1) this.entries?.set(key, answer, { ttl });
   }
 
+  /**
+   * Keeps `answer` as bytes under `key`, as {@link set} does, unless the
+   * cache was emptied since `since` (its {@link generation} when the answer
+   * was begun): the answer may then hold data older than the change.
+   */
+  keep(key: string, answer: KeptBytes, validForMs: number, since: number): void {
+    const ttl = Math.floor(Math.min(validForMs, this.ttlMs));
+    if (ttl >= 1 && since === this.clears) this.entries?.set(key, answer, { ttl });
+  }
+
   /** Forgets every answer. */
   clear(): void {
+    this.clears++;
     this.entries?.clear();
   }
 

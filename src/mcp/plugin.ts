@@ -22,12 +22,16 @@ import {
 import type { Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
 import type { RestApi } from "../../rest/api.js";
+import type { AnswerCache } from "../cache/answers.js";
+import { keepRpc, leanNameOf } from "../lean/keep.js";
 import type { Context } from "../context.js";
 import { SERVER_INFO, SERVER_OPTIONS, serveTools } from "./tools.js";
 
 export interface McpOptions {
   /** The v1 operations the tools mirror. */
   api: RestApi;
+  /** Where a tool's answer is kept as bytes for the lean path (src/lean/path.ts), when that path named the request. */
+  answers?: AnswerCache | undefined;
   /** The per-request context factory, the same one `/graphql` uses. */
   context: (request: Request) => Context | Promise<Context>;
   /** Server name and version announced to clients. */
@@ -49,28 +53,43 @@ export interface McpOriginOptions {
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /**
- * `useMcpOrigins`: DNS-rebinding protection for `/mcp`, as the MCP
- * specification requires: a foreign `Origin` (or, on a loopback-only
- * service, a foreign `Host`) is refused with 403 before anything else.
+ * The DNS-rebinding check of `/mcp`, as the MCP specification requires: the
+ * problem with a request whose `Host` and `Origin` are these, if it has one.
+ * A foreign `Origin` (or, on a loopback-only service, a foreign `Host`) is
+ * refused. The gateway (useMcpOrigins) and the lean path (src/lean/path.ts)
+ * both ask it.
  */
-export function useMcpOrigins(options: McpOriginOptions = {}): Plugin {
+export function mcpOriginCheck(options: McpOriginOptions = {}): (host: string, origin: string | null | undefined) => string | undefined {
   const listed = new Set(options.origins ?? []);
-  const forbidden = (message: string) => rpcError(403, null, -32600, message);
+  return (host, origin) => {
+    let asked: URL;
+    try {
+      asked = new URL(`http://${host}`);
+    } catch {
+      return `forbidden host: ${host}`;
+    }
+    if (options.loopback && !LOOPBACK.has(asked.hostname)) return `forbidden host: ${asked.host}`;
+    if (origin === null || origin === undefined || listed.has(origin)) return undefined;
+    let from: URL | undefined;
+    try {
+      from = new URL(origin);
+    } catch {
+      // "null" or garbage: foreign
+    }
+    const same = from !== undefined && from.host === asked.host;
+    const local = from !== undefined && options.loopback === true && LOOPBACK.has(from.hostname);
+    return same || local ? undefined : `forbidden origin: ${origin}`;
+  };
+}
+
+/** `useMcpOrigins`: {@link mcpOriginCheck}'s refusal, 403 in JSON-RPC, before anything else. */
+export function useMcpOrigins(options: McpOriginOptions = {}): Plugin {
+  const problemOf = mcpOriginCheck(options);
   return {
     onRequest({ request, url, endResponse }) {
       if (url.pathname !== "/mcp") return;
-      if (options.loopback && !LOOPBACK.has(url.hostname)) return endResponse(forbidden(`forbidden host: ${url.host}`));
-      const origin = request.headers.get("origin");
-      if (origin === null || listed.has(origin)) return;
-      let from: URL | undefined;
-      try {
-        from = new URL(origin);
-      } catch {
-        // "null" or garbage: foreign
-      }
-      const same = from !== undefined && from.host === url.host;
-      const local = from !== undefined && options.loopback === true && LOOPBACK.has(from.hostname);
-      if (!same && !local) endResponse(forbidden(`forbidden origin: ${origin}`));
+      const problem = problemOf(url.host, request.headers.get("origin"));
+      if (problem) endResponse(rpcError(403, null, -32600, problem));
     },
   };
 }
@@ -78,15 +97,22 @@ export function useMcpOrigins(options: McpOriginOptions = {}): Plugin {
 export function useMcp(options: McpOptions): Plugin {
   const info = options.info ?? SERVER_INFO;
   const contexts = new WeakMap<Request, Context>();
+  /** Requests whose tool answered what the v1 cache keeps (200, 404): their whole answer may be kept too. */
+  const keepable = new WeakSet<Request>();
   /** A server for one request, whose tools answer with that request's context. */
   const serverFor = (request: Request | undefined): Server => {
     const server = new Server(info, SERVER_OPTIONS);
     const context = request ? contexts.get(request) : undefined;
     serveTools(server, options.api.routes, options.api.schemas, (route, args) => {
       if (!context || !request) throw new Error("MCP tool called outside a request");
-      return options.api.answer(route, args, context, (error) =>
-        options.log?.error({ err: error, tool: route.tool, requestId: requestIdOf(request) }, "MCP tool failed"),
-      );
+      return options.api
+        .answer(route, args, context, (error) =>
+          options.log?.error({ err: error, tool: route.tool, requestId: requestIdOf(request) }, "MCP tool failed"),
+        )
+        .then((answer) => {
+          if (answer.status === 200 || answer.status === 404) keepable.add(request);
+          return answer;
+        });
     });
     return server;
   };
@@ -108,16 +134,22 @@ export function useMcp(options: McpOptions): Plugin {
     }
   };
   return {
-    async onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, endResponse, serverContext }) {
       if (url.pathname !== "/mcp") return;
       // Refuse what the SDK would answer badly before it takes the request.
       const screened = request.method === "POST" ? await screen(request) : { ok: true as const, body: undefined };
       if (!screened.ok) return endResponse(screened.response);
-      contexts.set(request, await options.context(request));
+      const context = await options.context(request);
+      contexts.set(request, context);
       const answer = (await isLegacyRequest(request, screened.body))
         ? await legacy(request, screened.body)
         : await modern.fetch(request, screened.body === undefined ? {} : { parsedBody: screened.body });
-      endResponse(await inFull(answer));
+      const full = await inFull(answer);
+      const name = leanNameOf(serverContext);
+      if (options.answers && name && full.text !== undefined && full.response.status === 200 && keepable.has(request)) {
+        keepRpc(options.answers, name, 200, full.text, full.headers, context.validForMs());
+      }
+      endResponse(full.response);
     },
   };
 }
@@ -126,13 +158,14 @@ export function useMcp(options: McpOptions): Plugin {
  * The SDK's JSON answer read whole and sent with its length (the SDK streams
  * it, which would go out chunked, with no length for the client, the access
  * log or compression's threshold). Anything else (an event stream, no body)
- * goes as it is.
+ * goes as it is. Also the text and the SDK's own headers, which are those of the answer kept.
  */
-async function inFull(answer: Response): Promise<Response> {
-  if (answer.body === null || !answer.headers.get("content-type")?.startsWith("application/json")) return answer;
+async function inFull(answer: Response): Promise<{ response: Response; text?: string; headers: Record<string, string> }> {
   const headers = Object.fromEntries(answer.headers);
+  if (answer.body === null || !answer.headers.get("content-type")?.startsWith("application/json")) return { response: answer, headers };
   delete headers["content-length"];
-  return jsonAnswer(answer.status, await answer.text(), headers);
+  const text = await answer.text();
+  return { response: jsonAnswer(answer.status, text, headers), text, headers };
 }
 
 /** Largest MCP message read, in bytes. */

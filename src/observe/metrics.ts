@@ -98,10 +98,47 @@ export const cacheLookups = new Counter({
   registers: [registry],
 });
 
+export const graphqlExecutions = new Counter({
+  name: "gateway_graphql_executions_total",
+  help: "GraphQL executions on /graphql, by executor: compiled (graphql-jit) or graphql-js (a document, variables or a result that compiling cannot answer the same).",
+  labelNames: ["executor"] as const,
+  registers: [registry],
+});
+
 export const cacheClears = new Counter({
   name: "gateway_response_cache_clears_total",
   help: "Times the response cache was emptied because the data changed (an import committed).",
   registers: [registry],
+});
+
+/** What the response cache holds: its size in bytes (as it counts them) and its answers. */
+interface CacheSize {
+  readonly calculatedSize: number;
+  readonly size: number;
+}
+let cacheSize: CacheSize | undefined;
+
+/** Reports the response cache of this process (the last one given). */
+export function followCacheSize(cache: CacheSize): void {
+  cacheSize = cache;
+}
+
+new Gauge({
+  name: "gateway_response_cache_bytes",
+  help: "Bytes the response cache holds (keys, answers and their compressed forms, as RESPONSE_CACHE_MAX_BYTES counts them).",
+  registers: [registry],
+  collect() {
+    this.set(cacheSize?.calculatedSize ?? 0);
+  },
+});
+
+new Gauge({
+  name: "gateway_response_cache_answers",
+  help: "Answers the response cache holds.",
+  registers: [registry],
+  collect() {
+    this.set(cacheSize?.size ?? 0);
+  },
 });
 
 let poolStats: (() => PoolStats) | undefined;

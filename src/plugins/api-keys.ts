@@ -37,7 +37,7 @@ export interface ApiKeyGuard {
   plugin: Plugin;
   /** Checks one request; a Response means refuse it with that response. */
   authorize(request: Request, surface: Surface): Promise<Response | undefined>;
-  /** Checks one call, whatever carried it (`authorize` for a Fetch request, rest/cached-path.ts for a Node one). */
+  /** Checks one call, whatever carried it (`authorize` for a Fetch request, src/lean/path.ts for a Node one). */
   check(call: KeyCall, surface: Surface): Promise<KeyCheck>;
   /** What the check of a request found (for the access log and metrics); undefined if it was not checked. */
   outcomeOf(request: Request): KeyOutcome | undefined;

@@ -21,7 +21,7 @@ import { surfaceOf } from "./paths.js";
  */
 export const PUBLIC_CACHE_CONTROL = "public, no-cache";
 
-/** The weak `ETag` of a body; a cached answer's is computed once, when it is kept (rest/cached-path.ts). */
+/** The weak `ETag` of a body; a cached answer's is computed once, when it is kept (src/lean/path.ts). */
 export const etagOf = (body: Uint8Array | string): string => `W/"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
 
 /** Whether an `If-None-Match` value names `etag` (weak comparison, RFC 9110 §13.1.2). */

@@ -55,8 +55,8 @@ export function corsPolicy(options: CorsOptions = {}): CorsPolicy {
 /**
  * The CORS headers of an answer (not of a preflight) to a request from
  * `origin`, handed to `set` one by one; `vary` is to be appended to any
- * `Vary` the answer has. Both the gateway and the cached path
- * (rest/cached-path.ts) add them through this.
+ * `Vary` the answer has. Both the gateway and the lean path
+ * (src/lean/path.ts) add them through this.
  */
 export function answerCorsHeaders(
   policy: CorsPolicy,

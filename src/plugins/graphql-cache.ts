@@ -8,11 +8,16 @@
  * before (useApiKeys), for every request; a hit skips parsing, validation,
  * the cost limits and execution, which the same document passed when it was
  * kept. Results with errors are never kept.
+ *
+ * A request that came over a socket and that the lean path (src/lean/path.ts)
+ * named is kept instead as its answer's bytes, under that name, once yoga has
+ * written them; the lean path then serves the next one without yoga.
  */
 import type { ExecutionResult } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { AnswerCache } from "../cache/answers.js";
 import type { Context } from "../context.js";
+import { keepGraphQL, type LeanName, leanNameOf } from "../lean/keep.js";
 
 export interface GraphQLCacheOptions {
   /** Where results are kept; a disabled cache makes this plugin do nothing. */
@@ -23,21 +28,36 @@ export function useGraphQLCache(options: GraphQLCacheOptions): Plugin<Record<str
   const { cache } = options;
   /** The cache key of each request whose result should be kept. */
   const keys = new WeakMap<Request, string>();
+  /** The lean name of each request named by the lean path. */
+  const names = new WeakMap<Request, LeanName>();
+  /** Requests whose answer is to be kept as bytes once written, and for how long it stays true. */
+  const toKeep = new WeakMap<Request, { name: LeanName; validForMs: number }>();
   return {
-    onParams({ request, params, setResult }) {
+    onParams({ request, params, setResult, context }) {
       if (!cache.enabled || typeof params.query !== "string") return;
       const key = `graphql ${JSON.stringify([params.query, params.operationName ?? null, params.variables ?? null])}`;
       const hit = cache.get(key);
       if (hit) return setResult(hit.body as ExecutionResult);
       keys.set(request, key);
+      const name = leanNameOf(context);
+      if (name) names.set(request, name);
     },
     onExecutionResult({ request, result, context }) {
       const key = keys.get(request);
       if (key === undefined || !result || Symbol.asyncIterator in result) return;
       const { errors, data } = result as ExecutionResult;
       if (errors?.length || data === undefined || data === null) return;
+      const name = names.get(request);
+      if (name) return void toKeep.set(request, { name, validForMs: context.validForMs() });
       const body: ExecutionResult = { data };
       cache.set(key, { status: 200, body, text: JSON.stringify(body) }, context.validForMs());
+    },
+    async onResponse({ request, response, setResponse, fetchAPI }) {
+      const keep = toKeep.get(request);
+      if (!keep || response.status !== 200 || response.bodyUsed) return;
+      const bytes = Buffer.from(await response.arrayBuffer());
+      keepGraphQL(cache, keep.name, bytes, response.headers.get("content-type") ?? "", keep.validForMs);
+      setResponse(new fetchAPI.Response(bytes, { status: 200, statusText: response.statusText, headers: response.headers }));
     },
   };
 }

@@ -3,9 +3,22 @@ import { GraphQLError } from "graphql";
 import { builder } from "./builder.js";
 import { jsonSchema } from "./json-schema.js";
 
+/** The text of each day already written, by its time value: a list repeats the same few dates (semesters' first days). */
+const days = new Map<number, string>();
+/** Most days remembered; past it the memory starts again. */
+const DAYS_KEPT = 4_096;
+
 /** `YYYY-MM-DD` of a date column (stored at UTC midnight) or a local-date string. */
-function formatDate(value: Date | string): string {
-  return typeof value === "string" ? value : value.toISOString().slice(0, 10);
+export function formatDate(value: Date | string): string {
+  if (typeof value === "string") return value;
+  const time = value.getTime();
+  let text = days.get(time);
+  if (text === undefined) {
+    text = value.toISOString().slice(0, 10);
+    if (days.size >= DAYS_KEPT) days.clear();
+    days.set(time, text);
+  }
+  return text;
 }
 
 /** ISO 8601 in UTC with `Z`, without a fraction when it is zero. */

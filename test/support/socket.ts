@@ -55,7 +55,7 @@ export function parseResponse(bytes: Buffer): RawAnswer {
 }
 
 export async function listen(gateway: Gateway): Promise<ListeningGateway> {
-  const server = createHttpServer(gateway, { first: gateway.cached });
+  const server = createHttpServer(gateway, { first: gateway.lean });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as { port: number }).port;
   return {

@@ -1,0 +1,316 @@
+/**
+ * The lean path: a request whose answer is kept as bytes (src/cache/answers.ts)
+ * is answered on Node's own request and response, without a Fetch request,
+ * yoga's plugin chain, serialization, compression or a fresh `ETag` hash.
+ * It takes:
+ *
+ * - a v1 `GET` (its route and validated parameters name it, rest/api.ts);
+ * - a `GET /graphql` (its query string names it: a document's text or a
+ *   persisted hash, with its variables);
+ * - a `POST /graphql` (its body, byte for byte);
+ * - an MCP `tools/call` in either protocol era (its message but the id, and
+ *   the headers the MCP SDK reads); only the JSON-RPC `id` differs from one
+ *   call to the next, so the answer is kept without it and each call's id is
+ *   written in.
+ *
+ * A GraphQL or MCP answer becomes one the lean path serves when the gateway
+ * made it for a request the lean path had named (keep.ts); it is kept under
+ * the conditions of the gateway's own cache (useGraphQLCache: a result without
+ * errors; an MCP tool: the REST answers that are kept, 200 and 404), and not
+ * when the data changed while it was being made.
+ *
+ * It does what every answer needs, each through the very function the
+ * gateway's plugins use:
+ *
+ * - the request id (`requestIdFrom`), the key check and the limits
+ *   (`ApiKeyGuard.check`, which refuses in the surface's shape, 401/429/503);
+ * - the security and CORS headers (`securityHeaders`, `answerCorsHeaders`);
+ * - a GET's `ETag` kept with the answer, and 304 for a matching
+ *   `If-None-Match` (`matches`), with `PUBLIC_CACHE_CONTROL`;
+ * - the access log line and the metrics (`recordAccess`), with the trace of
+ *   the request's HTTP span.
+ *
+ * Everything else that guards a request held when its answer was kept, and
+ * holds for every request of the same name while the process runs: the
+ * document's limits and `TRUSTED_DOCUMENTS` (only a document that passed
+ * them has an answer), MCP's origin check (`mcpOriginCheck`, asked here
+ * again, since it depends on headers outside the name).
+ *
+ * A kept answer goes out in the encoding the compression middleware would
+ * choose (`encodingFor`), compressed once and kept with it (an MCP answer,
+ * whose bytes hold each call's id, is compressed per call). The shutdown's
+ * `Connection: close` stays with the HTTP server (src/http.ts). Anything
+ * else (another method or path, a target that is not origin-form, parameters
+ * that would be refused, a body of unknown or large size, an answer not
+ * kept) goes to the gateway as it is: so both paths keep docs/contract.md
+ * §2's order (404/405, then 401/429, then 400).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "pino";
+import type { RestApi } from "../../rest/api.js";
+import type { AnswerCache, KeptBytes } from "../cache/answers.js";
+import { type Encoding, encode, encodingFor } from "../http.js";
+import { type McpOriginOptions, mcpOriginCheck } from "../mcp/plugin.js";
+import { recordAccess, requestIdFrom } from "../plugins/access-log.js";
+import type { ApiKeyGuard, KeyCheck } from "../plugins/api-keys.js";
+import { matches, notModifiedHeaders, PUBLIC_CACHE_CONTROL } from "../plugins/conditional.js";
+import { answerCorsHeaders, type CorsPolicy, securityHeaders } from "../plugins/cors.js";
+import { refusalBody, type Surface } from "../plugins/error-shapes.js";
+import { type LeanName, nameRequest } from "./keep.js";
+
+export interface LeanPathOptions {
+  /** The v1 operations, whose kept answers are served. */
+  api: RestApi;
+  /** Where GraphQL and MCP answers are kept as bytes (the v1 ones are found through `api`). */
+  answers: AnswerCache;
+  /** The key check and limits; none: answers go out without keys (tests of other concerns only, as the gateway's `auth: false`). */
+  guard?: Pick<ApiKeyGuard, "check"> | undefined;
+  /** Which origins may read the answers. */
+  cors: CorsPolicy;
+  /** Which pages may call `/mcp` (the gateway's useMcpOrigins). */
+  mcpOrigins?: McpOriginOptions;
+  /** Where the access log lines go. */
+  log?: Pick<Logger, "info" | "error"> | undefined;
+}
+
+/** What is known of a request taken: when it arrived, its id, its surface, its route's template and its path. */
+interface Served {
+  started: number;
+  requestId: string;
+  surface: Surface;
+  route: string;
+  path: string;
+}
+
+/**
+ * Offered each request first: `true` if it took the request, which it then
+ * answers, or hands on whole to `next` (the gateway) once it has read its
+ * body and found no kept answer; `false`, decided at once, leaves it to the
+ * gateway.
+ */
+export type LeanPath = (request: IncomingMessage, response: ServerResponse, next: () => void) => boolean;
+
+const JSON_TYPE = "application/json; charset=utf-8";
+/** The largest body read to name a POST; a larger one goes to the gateway as it is. */
+const MAX_KEYED_BODY = 32 * 1024;
+
+export function leanPath(options: LeanPathOptions): LeanPath {
+  const { api, answers, guard, cors, log } = options;
+  const originProblem = mcpOriginCheck(options.mcpOrigins);
+
+  /** Writes one answer with the headers every answer has, and records it. */
+  function write(
+    request: IncomingMessage,
+    response: ServerResponse,
+    served: Served,
+    status: number,
+    body: Uint8Array | string,
+    own: Readonly<Record<string, string>>,
+    checked: KeyCheck | undefined,
+    encoded?: (encoding: Encoding) => Buffer,
+  ): void {
+    const contentType = own["content-type"] ?? JSON_TYPE;
+    const all: Record<string, string> = { "content-type": contentType, ...securityHeaders(contentType), ...checked?.headers };
+    const add = (name: string, value: string) => {
+      all[name] = name === "vary" && all.vary ? `${all.vary}, ${value}` : value;
+    };
+    // In the gateway's order: CORS first, then the answer's own Vary (useConditionalGet's), then Accept-Encoding.
+    answerCorsHeaders(cors, request.headers.origin, served.surface, status, add);
+    for (const [name, value] of Object.entries(own)) add(name, value);
+    all["x-request-id"] = served.requestId;
+    const ifNoneMatch = request.headers["if-none-match"];
+    let bytes = 0;
+    if (status === 200 && all.etag && ifNoneMatch && matches(ifNoneMatch, all.etag)) {
+      response.writeHead(304, Object.fromEntries(notModifiedHeaders(Object.entries(all)))).end();
+      status = 304;
+    } else {
+      const raw = typeof body === "string" ? Buffer.from(body) : body;
+      bytes = raw.length;
+      // As the middleware does for every JSON answer.
+      add("vary", "Accept-Encoding");
+      const encoding = encodingFor(request, bytes);
+      const sent = encoding ? (encoded?.(encoding) ?? encode(raw, encoding)) : raw;
+      if (encoding) all["content-encoding"] = encoding;
+      all["content-length"] = String(sent.length);
+      response.writeHead(status, all).end(sent);
+    }
+    recordAccess(log, {
+      requestId: served.requestId,
+      method: request.method ?? "GET",
+      route: served.route,
+      path: served.path,
+      status,
+      seconds: (performance.now() - served.started) / 1000,
+      bytes,
+      surface: served.surface,
+      outcome: checked?.outcome,
+      address: request.socket.remoteAddress,
+    });
+  }
+
+  /** Checks the key and writes the kept answer (with the call's id, for an MCP one), or the check's refusal. */
+  async function answer(request: IncomingMessage, response: ServerResponse, kept: KeptBytes, served: Served, id?: string): Promise<void> {
+    const checked = await guard?.check(
+      {
+        authorization: request.headers.authorization,
+        // The address asked, read as the gateway reads it (the server checked the Host is plain: src/request-target.ts).
+        origin: () => `${(request.socket as { encrypted?: boolean }).encrypted ? "https" : "http"}://${request.headers.host}`,
+        address: request.socket.remoteAddress,
+        requestId: served.requestId,
+      },
+      served.surface,
+    );
+    if (checked?.refusal) {
+      const { status, body, headers } = checked.refusal;
+      return write(request, response, served, status, body, headers, checked);
+    }
+    const own = kept.etag ? { ...kept.headers, etag: kept.etag, "cache-control": PUBLIC_CACHE_CONTROL } : (kept.headers ?? {});
+    if (kept.idAt !== undefined && id !== undefined) {
+      const body = Buffer.concat([kept.bytes.subarray(0, kept.idAt), Buffer.from(id), kept.bytes.subarray(kept.idAt)]);
+      return write(request, response, served, kept.status, body, own, checked);
+    }
+    write(request, response, served, kept.status, kept.bytes, own, checked, (encoding) => {
+      // Compressed once, the first time a client asks for this encoding, and kept with the answer.
+      kept.encoded ??= {};
+      const bytes = kept.encoded[encoding] ?? encode(kept.bytes, encoding);
+      kept.encoded[encoding] = bytes;
+      return bytes;
+    });
+  }
+
+  /** Answers a kept answer, and writes a 500 in the surface's shape if that fails. */
+  function serve(request: IncomingMessage, response: ServerResponse, kept: KeptBytes, served: Served, id?: string): void {
+    answer(request, response, kept, served, id).catch((error: unknown) => {
+      log?.error({ err: error, requestId: served.requestId }, "answering a kept answer failed");
+      if (response.headersSent) response.destroy();
+      else
+        write(
+          request,
+          response,
+          served,
+          500,
+          refusalBody(served.surface, "internal error", { graphql: "INTERNAL_SERVER_ERROR", rpc: -32603 }),
+          {},
+          undefined,
+        );
+    });
+  }
+
+  const servedAs = (request: IncomingMessage, started: number, surface: Surface, route: string, path: string): Served => ({
+    started,
+    requestId: requestIdFrom(header(request.headers["x-request-id"])),
+    surface,
+    route,
+    path,
+  });
+
+  /** A v1 GET: its kept answer, found through its route and validated parameters. */
+  function rest(request: IncomingMessage, response: ServerResponse, target: string, started: number): boolean {
+    const url = new URL(target, "http://gateway");
+    const match = api.match(url.pathname);
+    const kept = match && api.cached(match, url.searchParams);
+    if (!match || !kept) return false;
+    serve(request, response, kept, servedAs(request, started, "rest", match.route.path, url.pathname));
+    return true;
+  }
+
+  /** A GET /graphql, named by its query string and the media type it accepts. */
+  function graphqlGet(request: IncomingMessage, response: ServerResponse, target: string, started: number): boolean {
+    const key = `graphql GET ${request.headers.accept ?? ""} ${target}`;
+    const kept = answers.bytes(key);
+    if (!kept) {
+      nameRequest(request, { key, since: answers.generation, get: true });
+      return false;
+    }
+    serve(request, response, kept, servedAs(request, started, "graphql", "/graphql", "/graphql"));
+    return true;
+  }
+
+  /** A POST to /graphql or /mcp: named once its body is read, and answered, or handed on to the gateway with it. */
+  function post(request: IncomingMessage, response: ServerResponse, surface: "graphql" | "mcp", started: number, next: () => void) {
+    readBody(request).then(
+      (body) => {
+        if (body === undefined) return response.destroy();
+        const name = surface === "graphql" ? graphqlPostName(request, body) : mcpName(request, body);
+        const kept = name && answers.bytes(name.key);
+        if (name && kept && (surface === "graphql" || !originProblem(request.headers.host!, header(request.headers.origin)))) {
+          const id = name.id === undefined ? undefined : JSON.stringify(name.id);
+          return serve(request, response, kept, servedAs(request, started, surface, `/${surface}`, `/${surface}`), id);
+        }
+        if (name) nameRequest(request, { ...name, since: answers.generation });
+        // The gateway reads a body already read from here (@whatwg-node/server's normalizeNodeRequest).
+        (request as IncomingMessage & { body?: Buffer }).body = body;
+        next();
+      },
+      () => response.destroy(),
+    );
+  }
+
+  return (request, response, next) => {
+    if (!answers.enabled) return false;
+    const target = request.url;
+    // The server read the target and Host before offering the request (src/request-target.ts,
+    // createHttpServer): the target is in origin form and the Host, when there is one, a plain host[:port].
+    if (!target || !request.headers.host) return false;
+    const started = performance.now();
+    if (request.method === "GET") {
+      if (target.startsWith("/api/v1/")) return rest(request, response, target, started);
+      if (target.startsWith("/graphql?")) return graphqlGet(request, response, target, started);
+      return false;
+    }
+    if (request.method !== "POST" || (target !== "/graphql" && target !== "/mcp")) return false;
+    const length = Number(request.headers["content-length"]);
+    // A body of unknown length (chunked) or a large one goes to the gateway unread.
+    if (!(length > 0 && length <= MAX_KEYED_BODY) || request.headers["transfer-encoding"] !== undefined) return false;
+    post(request, response, target === "/graphql" ? "graphql" : "mcp", started, next);
+    return true;
+  };
+}
+
+/** A POST /graphql's name: its body as it is, with the media types it is in and accepts. */
+function graphqlPostName(request: IncomingMessage, body: Buffer): Omit<LeanName, "since"> | undefined {
+  const type = request.headers["content-type"];
+  if (!type?.startsWith("application/json")) return undefined;
+  return { key: `graphql POST ${request.headers.accept ?? ""} ${type} ${body.toString("latin1")}`, get: false };
+}
+
+/**
+ * An MCP `tools/call`'s name: the message as parsed (the SDK reads it so)
+ * with its id set aside, and every header the SDK reads (`Accept`,
+ * `Content-Type` and the `Mcp-*` ones, of either era). Any other message,
+ * or one whose id is not a string or an integer, has none.
+ */
+function mcpName(request: IncomingMessage, body: Buffer): Omit<LeanName, "since"> | undefined {
+  let message: unknown;
+  try {
+    message = JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return undefined;
+  const { id, method } = message as { id?: unknown; method?: unknown };
+  if (method !== "tools/call" || !(typeof id === "string" || Number.isSafeInteger(id))) return undefined;
+  const headers = Object.entries(request.headers)
+    .filter(([name]) => name === "accept" || name === "content-type" || name.startsWith("mcp-"))
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return { key: `mcp ${JSON.stringify(headers)} ${JSON.stringify({ ...message, id: 0 })}`, get: false, id: id as string | number };
+}
+
+/** The whole body of a request whose declared length is small; undefined when it ends short or fails. */
+function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_KEYED_BODY) request.destroy();
+      else chunks.push(chunk);
+    });
+    request.on("end", () => resolve(size > MAX_KEYED_BODY ? undefined : Buffer.concat(chunks)));
+    request.on("error", reject);
+    request.on("close", () => resolve(undefined));
+  });
+}
+
+/** One value of a header Node may have joined or listed. */
+const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);

@@ -1,0 +1,581 @@
+/**
+ * The lean path (src/lean/path.ts), over a real socket: a kept answer (v1,
+ * GraphQL by GET and POST, an MCP tool call in either era) goes out without
+ * yoga, and the client cannot tell. For each request the first answer comes
+ * through the gateway (the cache was emptied), the second by the lean path,
+ * and the two carry the same status, body, encoding and headers (but the
+ * request id, the date and the limits' counts), the same refusals, the same
+ * access log line and metrics. What the lean path must not take (another
+ * method, a refused parameter, a target that is not origin-form, a body it
+ * cannot name, an answer not kept) goes to the gateway.
+ */
+import { type IncomingHttpHeaders, request as httpRequest, type Server } from "node:http";
+import { connect } from "node:net";
+import { Writable } from "node:stream";
+import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
+import { AnswerCache } from "../../src/cache/answers.js";
+import { createReadClient, type ReadClient } from "../../src/db/client.js";
+import type { Database } from "../../src/db/driver.js";
+import { createHttpServer } from "../../src/http.js";
+import { KeyStore } from "../../src/keys/store.js";
+import { RateLimits } from "../../src/limits/rate-limits.js";
+import { registry } from "../../src/observe/metrics.js";
+import { createGateway, type Gateway } from "../../src/server.js";
+import { canaryExport } from "../support/canary.js";
+import { awayFromMinuteBoundary } from "../support/clock.js";
+import { freshDatabase, importObject } from "../support/databases.js";
+import { parseResponse } from "../support/socket.js";
+
+interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The body, decoded from its content encoding. */
+  body: string;
+}
+
+interface Served {
+  gateway: Gateway;
+  answers: AnswerCache;
+  port: number;
+  /** Requests the lean path answered (offered to it, and never handed on to the gateway). */
+  readonly taken: number;
+  lines: Record<string, unknown>[];
+  get(path: string, headers?: Record<string, string>, method?: string): Promise<Reply>;
+  post(path: string, body: string | Buffer, headers?: Record<string, string>): Promise<Reply>;
+}
+
+const decode = (bytes: Buffer, encoding: string | undefined): string =>
+  (encoding === "br"
+    ? brotliDecompressSync(bytes)
+    : encoding === "gzip"
+      ? gunzipSync(bytes)
+      : encoding === "deflate"
+        ? inflateSync(bytes)
+        : bytes
+  ).toString("utf8");
+
+let db: Database & { url: string };
+let prisma: ReadClient;
+let key: string;
+const servers: Server[] = [];
+const caches: AnswerCache[] = [];
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  await importObject(db, canaryExport());
+  prisma = createReadClient(db);
+  key = (await new KeyStore(db).create({ name: "lean path", perMinute: 10_000 })).key;
+});
+
+afterAll(async () => {
+  for (const server of servers) server.close();
+  for (const cache of caches) await cache.close();
+  await prisma.$disconnect();
+  await db.close();
+});
+
+async function serve(options: { corsOrigins?: string[]; perMinute?: number } = {}): Promise<Served> {
+  const answers = new AnswerCache({ ttlMs: 60_000 });
+  caches.push(answers);
+  const lines: Record<string, unknown>[] = [];
+  const log = pino(
+    { level: "info" },
+    new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
+        done();
+      },
+    }),
+  );
+  const keys = new KeyStore(db);
+  const gateway = createGateway({
+    db,
+    prisma,
+    answers,
+    log,
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    auth: { keys, limits: new RateLimits({ defaults: { perMinute: options.perMinute ?? 1_000, perDay: 100_000 } }) },
+  });
+  let offered = 0;
+  let handed = 0;
+  const send = (method: string, path: string, headers: Record<string, string>, body?: string | Buffer) =>
+    new Promise<Reply>((resolve, reject) => {
+      const req = httpRequest({ host: "127.0.0.1", port: served.port, path, method, headers, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            body: decode(Buffer.concat(chunks), res.headers["content-encoding"]),
+          }),
+        );
+        res.on("error", reject);
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+  const served: Served = {
+    gateway,
+    answers,
+    port: 0,
+    get taken() {
+      return offered - handed;
+    },
+    lines,
+    get: (path, headers = {}, method = "GET") => send(method, path, headers),
+    post: (path, body, headers = {}) => send("POST", path, { "content-type": "application/json", ...headers }, body),
+  };
+  const server = createHttpServer(
+    (request, response) => {
+      handed++;
+      gateway(request, response);
+    },
+    {
+      first: (request, response, next) => {
+        offered++;
+        return gateway.lean!(request, response, next);
+      },
+    },
+  );
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  served.port = (server.address() as { port: number }).port;
+  return served;
+}
+
+/** Headers that differ between any two answers: the request id, the date, the limits' counts, and how the length is sent. */
+const VARYING = new Set([
+  "x-request-id",
+  "date",
+  "ratelimit",
+  "x-ratelimit-remaining",
+  "x-ratelimit-reset",
+  "content-length",
+  "transfer-encoding",
+  "keep-alive",
+  "connection",
+]);
+const stable = (headers: IncomingHttpHeaders) => Object.fromEntries(Object.entries(headers).filter(([name]) => !VARYING.has(name)));
+
+/** The same request through the gateway (cache emptied first) and then by the lean path; a POST when it has a body. */
+async function both(s: Served, path: string, headers: Record<string, string> = {}, body?: string): Promise<[Reply, Reply]> {
+  s.answers.clear();
+  const ask = () => (body === undefined ? s.get(path, headers) : s.post(path, body, headers));
+  const taken = s.taken;
+  const slow = await ask();
+  expect(s.taken, `${path} the first time`).toBe(taken);
+  const fast = await ask();
+  expect(s.taken, `${path} the second time`).toBe(taken + 1);
+  return [slow, fast];
+}
+
+describe("the lean path, for v1 answers", () => {
+  let s: Served;
+  beforeAll(async () => {
+    s = await serve();
+  });
+  const auth = () => ({ authorization: `Bearer ${key}` });
+
+  const ENCODINGS = [
+    "",
+    "gzip",
+    "br",
+    "deflate",
+    "gzip, deflate, br",
+    "br;q=0, gzip",
+    "gzip;q=0.5, deflate",
+    "identity",
+    "*",
+    "br;q=0.1, *;q=0",
+  ];
+  it.each(ENCODINGS)("gives the gateway's answer, in the encoding it chooses, to Accept-Encoding %j", async (acceptEncoding) => {
+    const headers = { ...auth(), ...(acceptEncoding ? { "accept-encoding": acceptEncoding } : {}) };
+    for (const path of ["/api/v1/universities", "/api/v1/courses?limit=1", "/api/v1/courses/999999"]) {
+      const [slow, fast] = await both(s, path, headers);
+      expect(fast.status).toBe(slow.status);
+      expect(fast.body).toBe(slow.body);
+      expect(stable(fast.headers)).toEqual(stable(slow.headers));
+      expect(fast.headers["x-ratelimit-limit"]).toBe(slow.headers["x-ratelimit-limit"]);
+      expect(Number(fast.headers["x-ratelimit-remaining"])).toBe(Number(slow.headers["x-ratelimit-remaining"]) - 1);
+      if (!fast.headers["content-encoding"]) expect(fast.headers["content-length"]).toBe(String(Buffer.byteLength(fast.body)));
+    }
+  });
+
+  it("answers 304 to a matching If-None-Match, with the ETag kept with the answer, and echoes a sane request id", async () => {
+    const first = await s.get("/api/v1/universities", auth());
+    const etag = first.headers.etag!;
+    expect(etag).toMatch(/^W\/"/);
+    const [slow, fast] = await both(s, "/api/v1/universities", { ...auth(), "if-none-match": etag, "x-request-id": "trace-1" });
+    expect([slow.status, fast.status]).toEqual([304, 304]);
+    expect(fast.body).toBe("");
+    expect(stable(fast.headers)).toEqual(stable(slow.headers));
+    expect(fast.headers["x-request-id"]).toBe("trace-1");
+    const [, other] = await both(s, "/api/v1/universities", { ...auth(), "if-none-match": 'W/"other"' });
+    expect(other.status).toBe(200);
+  });
+
+  it("refuses a missing, malformed or unknown key as the gateway does, for a kept answer", async () => {
+    await s.get("/api/v1/universities", auth());
+    const refused: Record<string, string>[] = [
+      {},
+      { authorization: "Basic x" },
+      { authorization: "Bearer uedu_not_a_key_at_all_000000000000000000" },
+    ];
+    for (const headers of refused) {
+      const taken = s.taken;
+      const fast = await s.get("/api/v1/universities", headers);
+      expect(s.taken).toBe(taken + 1);
+      s.answers.clear();
+      const slow = await s.get("/api/v1/universities", headers);
+      expect(s.taken).toBe(taken + 1);
+      expect(fast.status).toBe(401);
+      expect(fast.body).toBe(slow.body);
+      expect(stable(fast.headers)).toEqual(stable(slow.headers));
+      await s.get("/api/v1/universities", auth());
+    }
+  });
+
+  it("counts a kept answer against the key's limits, and refuses past them with the gateway's 429", async () => {
+    const limited = await serve({ perMinute: 3 });
+    const { key: own } = await new KeyStore(db).create({ name: "three a minute" });
+    const headers = { authorization: `Bearer ${own}` };
+    // The three a minute and the refusals after them, in one clock minute.
+    await awayFromMinuteBoundary();
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await limited.get("/api/v1/universities", headers)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(limited.taken).toBe(3);
+    const refused = await limited.get("/api/v1/universities", headers);
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body)).toEqual({
+      success: false,
+      error: expect.stringMatching(/^rate limit exceeded: 3 requests per minute/),
+    });
+    expect(refused.headers["retry-after"]).toMatch(/^\d+$/);
+    expect(refused.headers["x-ratelimit-remaining"]).toBe("0");
+  });
+
+  it("adds the CORS headers of the configured origins, and Vary: Origin", async () => {
+    const listed = await serve({ corsOrigins: ["https://app.example"] });
+    for (const origin of ["https://app.example", "https://other.example"]) {
+      const [slow, fast] = await both(listed, "/api/v1/universities", { ...auth(), origin, "accept-encoding": "gzip" });
+      expect(stable(fast.headers)).toEqual(stable(slow.headers));
+      expect(fast.headers.vary).toBe("Origin, Accept-Encoding");
+    }
+    const [, open] = await both(s, "/api/v1/universities", { ...auth(), origin: "https://any.example" });
+    expect(open.headers["access-control-allow-origin"]).toBe("*");
+    expect(open.headers["access-control-expose-headers"]).toContain("X-Request-Id");
+  });
+
+  it("writes the gateway's access log line and counts the request in the metrics", async () => {
+    const requests = async () => {
+      const metric = await registry.getSingleMetric("gateway_http_requests_total")!.get();
+      return metric.values.find((v) => v.labels.route === "/api/v1/universities" && String(v.labels.status) === "200")?.value ?? 0;
+    };
+    s.lines.length = 0;
+    const before = await requests();
+    await both(s, "/api/v1/universities?x=1", auth());
+    expect((await requests()) - before).toBe(2);
+    const [slow, fast] = s.lines.filter((line) => line.msg === "request");
+    const comparable = (line: Record<string, unknown> | undefined) => ({ ...line, requestId: undefined, ms: undefined, time: undefined });
+    expect(comparable(fast)).toEqual(comparable(slow));
+    expect(fast).toMatchObject({
+      route: "/api/v1/universities",
+      path: "/api/v1/universities",
+      status: 200,
+      surface: "rest",
+      bytes: expect.any(Number),
+    });
+    expect(fast!.keyId).toEqual(expect.any(Number));
+  });
+
+  it("counts a lookup that misses once, and one that hits once", async () => {
+    const count = async (result: "hit" | "miss") => {
+      const metric = await registry.getSingleMetric("gateway_response_cache_lookups_total")!.get();
+      return metric.values.find((v) => v.labels.result === result)?.value ?? 0;
+    };
+    s.answers.clear();
+    const [hits, misses] = [await count("hit"), await count("miss")];
+    await s.get("/api/v1/universities", auth());
+    expect([(await count("hit")) - hits, (await count("miss")) - misses]).toEqual([0, 1]);
+    await s.get("/api/v1/universities", auth());
+    expect([(await count("hit")) - hits, (await count("miss")) - misses]).toEqual([1, 1]);
+  });
+
+  it("leaves to the gateway what it must not take: other methods, refused parameters, odd targets, answers not kept", async () => {
+    await s.get("/api/v1/universities", auth());
+    await s.get("/api/v1/courses?limit=1", auth());
+    const taken = s.taken;
+    expect((await s.get("/api/v1/universities", auth(), "HEAD")).status).toBe(200);
+    expect((await s.get("/api/v1/universities", auth(), "POST")).status).toBe(405);
+    expect((await s.get("/api/v1/courses?page=0", auth())).status).toBe(400);
+    expect((await s.get("/api/v1/courses?page=0", auth())).status).toBe(400);
+    expect((await s.get("/api/v1/universities/", auth())).status).toBe(404);
+    expect(s.taken).toBe(taken);
+    // An absolute-form target is read as its path before the lean path sees it (src/request-target.ts): it takes it.
+    const absolute = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: "127.0.0.1", port: s.port }, () =>
+        socket.end(
+          `GET http://127.0.0.1:${s.port}/api/v1/universities HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`,
+        ),
+      );
+      const chunks: Buffer[] = [];
+      socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+      socket.on("end", () => resolve(Buffer.concat(chunks).toString("latin1")));
+      socket.on("error", reject);
+    });
+    const answer = parseResponse(Buffer.from(absolute, "latin1"));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toBe((await s.get("/api/v1/universities", auth())).body);
+    expect(s.taken).toBe(taken + 2);
+  });
+});
+
+const NESTED = "{ universities { nodes { code nameZh courses(first: 3) { nodes { databaseId courseNameChinese semester } } } } }";
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+const byHash = (document: string) =>
+  `/graphql?extensions=${encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: sha256(document) } }))}`;
+
+describe("the lean path, for GraphQL", () => {
+  let s: Served;
+  beforeAll(async () => {
+    s = await serve();
+    // The document registered by hash (automatic persisted queries), as a client does once.
+    const registered = await s.post(
+      "/graphql",
+      JSON.stringify({ query: NESTED, extensions: { persistedQuery: { version: 1, sha256Hash: sha256(NESTED) } } }),
+      auth(),
+    );
+    expect(registered.status).toBe(200);
+  });
+  const auth = () => ({ authorization: `Bearer ${key}` });
+  const requests: [string, string, string | undefined][] = [
+    ["GET by text", `/graphql?query=${encodeURIComponent(NESTED)}`, undefined],
+    ["GET by persisted hash", byHash(NESTED), undefined],
+    [
+      "GET with variables",
+      `/graphql?query=${encodeURIComponent("query ($n: Int) { courses(first: $n) { totalCount nodes { databaseId } } }")}&variables=${encodeURIComponent('{"n":2}')}`,
+      undefined,
+    ],
+    ["POST", "/graphql", JSON.stringify({ query: NESTED })],
+    ["POST by persisted hash", "/graphql", JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(NESTED) } } })],
+  ];
+  const cases = requests.flatMap(([name, path, body]) =>
+    ["", "gzip", "br"].flatMap((encoding) =>
+      ["", "application/graphql-response+json", "application/json"].map((accept) => ({ name, path, body, encoding, accept })),
+    ),
+  );
+  it.each(cases)("$name, Accept-Encoding $encoding, Accept $accept: the gateway's answer, its ETag (a GET's) and headers", async (c) => {
+    const headers = { ...auth(), ...(c.encoding ? { "accept-encoding": c.encoding } : {}), ...(c.accept ? { accept: c.accept } : {}) };
+    const [slow, fast] = await both(s, c.path, headers, c.body);
+    expect(slow.status).toBe(200);
+    expect(JSON.parse(slow.body)).toHaveProperty("data");
+    expect(fast.status).toBe(slow.status);
+    expect(fast.body).toBe(slow.body);
+    expect(stable(fast.headers)).toEqual(stable(slow.headers));
+    expect(fast.headers["content-encoding"]).toBe(slow.headers["content-encoding"]);
+    if (c.body === undefined) expect(fast.headers.etag).toMatch(/^W\//);
+    else expect(fast.headers.etag).toBeUndefined();
+    expect(Number(fast.headers["x-ratelimit-remaining"])).toBe(Number(slow.headers["x-ratelimit-remaining"]) - 1);
+  });
+
+  it("answers a GET 304 to a matching If-None-Match, as the gateway does", async () => {
+    const path = byHash(NESTED);
+    const first = await s.get(path, auth());
+    const [slow, fast] = await both(s, path, { ...auth(), "if-none-match": first.headers.etag! });
+    expect([slow.status, fast.status]).toEqual([304, 304]);
+    expect(stable(fast.headers)).toEqual(stable(slow.headers));
+  });
+
+  it("refuses a missing or unknown key in GraphQL's shape, as the gateway does, for a kept answer", async () => {
+    const path = `/graphql?query=${encodeURIComponent(NESTED)}`;
+    for (const headers of [{} as Record<string, string>, { authorization: "Bearer uedu_not_a_key_at_all_000000000000000000" }]) {
+      await s.get(path, auth());
+      const taken = s.taken;
+      const fast = await s.get(path, headers);
+      expect(s.taken).toBe(taken + 1);
+      s.answers.clear();
+      const slow = await s.get(path, headers);
+      expect(fast.status).toBe(401);
+      expect(fast.body).toBe(slow.body);
+      expect(JSON.parse(fast.body)).toMatchObject({ errors: [{ extensions: { code: "UNAUTHENTICATED" } }] });
+      expect(stable(fast.headers)).toEqual(stable(slow.headers));
+    }
+  });
+
+  it("adds the CORS headers of the configured origins, with Vary in the gateway's order", async () => {
+    const listed = await serve({ corsOrigins: ["https://app.example"] });
+    for (const origin of ["https://app.example", "https://other.example"]) {
+      const [slow, fast] = await both(listed, `/graphql?query=${encodeURIComponent(NESTED)}`, {
+        ...auth(),
+        origin,
+        "accept-encoding": "gzip",
+      });
+      expect(stable(fast.headers)).toEqual(stable(slow.headers));
+    }
+  });
+
+  it("writes the gateway's access log line for a GraphQL answer", async () => {
+    s.lines.length = 0;
+    await both(s, "/graphql", auth(), JSON.stringify({ query: NESTED }));
+    const [slow, fast] = s.lines.filter((line) => line.msg === "request");
+    const comparable = (line: Record<string, unknown> | undefined) => ({ ...line, requestId: undefined, ms: undefined, time: undefined });
+    expect(comparable(fast)).toEqual(comparable(slow));
+    expect(fast).toMatchObject({ route: "/graphql", method: "POST", status: 200, surface: "graphql" });
+  });
+
+  it("leaves to the gateway what it cannot name or must not keep", async () => {
+    const taken = s.taken;
+    // A result with errors is never kept.
+    const wrong = JSON.stringify({ query: "{ course(id: 1) { nope } }" });
+    for (let i = 0; i < 2; i++) expect(JSON.parse((await s.post("/graphql", wrong, auth())).body)).toHaveProperty("errors");
+    // A body of unknown length (chunked), and one over 32 KiB.
+    const chunked = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: "127.0.0.1",
+          port: s.port,
+          path: "/graphql",
+          method: "POST",
+          agent: false,
+          headers: { ...auth(), "content-type": "application/json" },
+        },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode!));
+        },
+      );
+      req.on("error", reject);
+      req.write(JSON.stringify({ query: NESTED }));
+      req.end();
+    });
+    expect(chunked).toBe(200);
+    const large = JSON.stringify({ query: `${NESTED}${" ".repeat(33 * 1024)}` });
+    for (let i = 0; i < 2; i++) expect((await s.post("/graphql", large, auth())).status).toBe(200);
+    // The GraphiQL page, and a text the gateway refuses.
+    expect((await s.get("/graphql", { ...auth(), accept: "text/html" })).status).toBe(200);
+    expect((await s.post("/graphql", "{", auth())).status).toBe(400);
+    expect(s.taken).toBe(taken);
+  });
+});
+
+/** A tool call of the 2025 revisions, or of 2026-07-28 (its envelope in `_meta`, and the headers that must agree with it). */
+function toolCall(
+  era: "2025" | "2026",
+  id: unknown,
+  name = "list_courses",
+  args: Record<string, unknown> = { page_size: 2 },
+): { body: string; headers: Record<string, string> } {
+  const modern = era === "2026";
+  const _meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "lean test", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  return {
+    body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, ...(modern ? { _meta } : {}) } }),
+    headers: {
+      accept: "application/json, text/event-stream",
+      ...(modern ? { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name } : {}),
+    },
+  };
+}
+
+describe("the lean path, for MCP tool calls", () => {
+  let s: Served;
+  beforeAll(async () => {
+    s = await serve();
+  });
+  const auth = () => ({ authorization: `Bearer ${key}` });
+  const IDS: unknown[] = [1, 0, 987654321012, "a", 'an id with "quotes" and ü'];
+  const cases = (["2025", "2026"] as const).flatMap((era) => ["", "gzip", "br"].map((encoding) => ({ era, encoding })));
+
+  it.each(cases)("era $era, Accept-Encoding $encoding: each call's own id in the gateway's answer", async ({ era, encoding }) => {
+    for (const [name, args] of [
+      ["list_courses", { page_size: 2 }],
+      ["get_course", { course_id: 999999 }],
+    ] as const) {
+      for (const id of IDS) {
+        const call = (callId: unknown) => {
+          const { body, headers } = toolCall(era, callId, name, args);
+          return s.post("/mcp", body, { ...auth(), ...headers, ...(encoding ? { "accept-encoding": encoding } : {}) });
+        };
+        // Kept from a call with another id, served with this one's.
+        s.answers.clear();
+        const taken = s.taken;
+        const other = await call(42);
+        expect(other.status).toBe(200);
+        const fast = await call(id);
+        expect(s.taken).toBe(taken + 1);
+        // The gateway's own answer to this id.
+        s.answers.clear();
+        const slow = await call(id);
+        expect(s.taken).toBe(taken + 1);
+        expect(fast.body).toBe(slow.body);
+        expect((JSON.parse(fast.body) as { id: unknown }).id).toEqual(id);
+        expect(stable(fast.headers)).toEqual(stable(slow.headers));
+      }
+    }
+  });
+
+  it("keeps no answer of a call refused (400) or failed, nor of another method or a notification", async () => {
+    s.answers.clear();
+    const taken = s.taken;
+    for (let i = 0; i < 2; i++) {
+      const refused = toolCall("2025", 5, "list_courses", { page: 0 });
+      expect((await s.post("/mcp", refused.body, { ...auth(), ...refused.headers })).status).toBe(200);
+      const unknown = toolCall("2025", 6, "no_such_tool", {});
+      expect((await s.post("/mcp", unknown.body, { ...auth(), ...unknown.headers })).status).toBe(200);
+      const list = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" });
+      expect((await s.post("/mcp", list, { ...auth(), accept: "application/json, text/event-stream" })).status).toBe(200);
+      const nullId = toolCall("2025", null);
+      await s.post("/mcp", nullId.body, { ...auth(), ...nullId.headers });
+    }
+    expect(s.taken).toBe(taken);
+  });
+
+  it("refuses a foreign origin (403) and a missing key (401) as the gateway does, for a kept answer", async () => {
+    const { body, headers } = toolCall("2025", 3);
+    await s.post("/mcp", body, { ...auth(), ...headers });
+    const taken = s.taken;
+    const foreign = await s.post("/mcp", body, { ...auth(), ...headers, origin: "https://evil.example" });
+    expect(foreign.status).toBe(403);
+    expect(s.taken).toBe(taken);
+    const keyless = await s.post("/mcp", body, headers);
+    expect(s.taken).toBe(taken + 1);
+    s.answers.clear();
+    const slow = await s.post("/mcp", body, headers);
+    expect(keyless.status).toBe(401);
+    expect(keyless.body).toBe(slow.body);
+    expect(stable(keyless.headers)).toEqual(stable(slow.headers));
+  });
+});
+
+describe("the answer cache's bytes", () => {
+  it("keeps no answer begun before the cache was emptied, and shows its size in /metrics", async () => {
+    const cache = new AnswerCache({ ttlMs: 60_000 });
+    const since = cache.generation;
+    cache.clear();
+    cache.keep("late", { status: 200, bytes: Buffer.from("{}") }, 60_000, since);
+    expect(cache.bytes("late")).toBeUndefined();
+    cache.keep("now", { status: 200, bytes: Buffer.from("{}") }, 60_000, cache.generation);
+    expect(cache.bytes("now")?.bytes.toString()).toBe("{}");
+    const text = await registry.metrics();
+    expect(text).toMatch(/^gateway_response_cache_bytes \d+/m);
+    expect(text).toMatch(/^gateway_response_cache_answers 1$/m);
+  });
+
+  it("evicts the least recently used answer past its bound in bytes", () => {
+    const cache = new AnswerCache({ ttlMs: 60_000, maxBytes: 10_000 });
+    const answer = () => ({ status: 200, bytes: Buffer.alloc(2_000) });
+    cache.keep("a", answer(), 60_000, 0);
+    cache.keep("b", answer(), 60_000, 0);
+    cache.bytes("a");
+    cache.keep("c", answer(), 60_000, 0);
+    expect([cache.bytes("a"), cache.bytes("b"), cache.bytes("c")].map(Boolean)).toEqual([true, false, true]);
+  });
+});

@@ -25,6 +25,10 @@
  * error again from those, and graphql-jit's errors carry their locations only
  * as such).
  *
+ * Its resolvers see response paths as graphql-js gives them
+ * (src/schema/shared-paths.ts), without which Pothos' Prisma plugin loads a
+ * relation nested under another relation row by row.
+ *
  * A test (test/graphql/compiled-execution.test.ts) runs the committed
  * operations and generated documents, valid and not, through both and holds
  * their answers, errors included, to the same bytes.
@@ -48,6 +52,7 @@ import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
 import { isUnavailable } from "../db/availability.js";
 import { graphqlExecutions } from "../observe/metrics.js";
+import { sharePaths } from "../schema/shared-paths.js";
 
 export interface CompiledExecutionOptions {
   /** Most documents kept compiled (each with its operations); the least recently used go first. Default 1,000. */
@@ -122,6 +127,7 @@ export function useCompiledExecution(options: CompiledExecutionOptions = {}): Pl
       let starts: number[] | undefined;
       const lines = () => (starts ??= lineStarts(operation.source?.body ?? ""));
       setExecuteFn(async (call) => {
+        if (typeof call.contextValue === "object" && call.contextValue !== null) sharePaths(call.contextValue);
         const result = await operation.query.query(call.rootValue, call.contextValue, call.variableValues ?? {});
         if (!result.errors?.length || result.errors.some((error) => isUnavailable(error))) {
           graphqlExecutions.inc({ executor: "compiled" });

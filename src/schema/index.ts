@@ -10,6 +10,7 @@ import "./environment.js";
 import { isObjectType } from "graphql";
 import { builder } from "./builder.js";
 import { COUNT } from "./json-schema.js";
+import { sharedPathResolvers } from "./shared-paths.js";
 
 export const schema = builder.toSchema({ sortSchema: true });
 
@@ -22,3 +23,6 @@ for (const type of Object.values(schema.getTypeMap())) {
     totalCount.extensions = { ...totalCount.extensions, ...COUNT.extensions };
   }
 }
+
+// Under graphql-jit (src/plugins/compiled-execution.ts) resolvers see response paths as graphql-js gives them.
+sharedPathResolvers(schema);

@@ -17,32 +17,36 @@ import { type GraphQLFieldResolver, type GraphQLResolveInfo, type GraphQLSchema,
 
 type Path = GraphQLResolveInfo["path"];
 
-/** A request's paths: the root ones by key, and each path's children by key. */
-interface Paths {
-  roots: Map<string | number, Path>;
-  children: WeakMap<Path, Map<string | number, Path>>;
+/** Where a shared path keeps its children by key: on itself, out of sight of anything that reads a path. */
+const CHILDREN = Symbol("children");
+/** Where the root keeps the parent of the last path asked for: the fields of one row come one after the other. */
+const LAST = Symbol("last");
+type SharedPath = Path & { [CHILDREN]?: Map<string | number, SharedPath>; [LAST]?: SharedPath };
+
+/** Whether two paths have the same keys all the way up. */
+function sameKeys(a: Path | undefined, b: Path | undefined): boolean {
+  for (; a && b; a = a.prev, b = b.prev) if (a.key !== b.key) return false;
+  return a === b;
 }
 
-/** The paths of each compiled execution, by its context object. */
-const executions = new WeakMap<object, Paths>();
+/** The paths of each compiled execution, by its context object: a root holding the top-level paths as its children. */
+const executions = new WeakMap<object, SharedPath>();
 
 /** Marks an execution with this context as compiled: its resolvers see shared paths. */
 export function sharePaths(context: object): void {
-  if (!executions.has(context)) executions.set(context, { roots: new Map(), children: new WeakMap() });
+  if (!executions.has(context)) executions.set(context, { key: "", prev: undefined, typename: undefined });
 }
 
-/** The one object this request has for `path`'s keys, made the first time it is asked for. */
-function shared(paths: Paths, path: Path | undefined): Path | undefined {
-  if (!path) return undefined;
-  const prev = shared(paths, path.prev);
-  let siblings = prev ? paths.children.get(prev) : paths.roots;
-  if (!siblings) {
-    siblings = new Map();
-    paths.children.set(prev!, siblings);
-  }
+/** The one object this execution has for `path`'s keys, made the first time it is asked for. */
+function shared(root: SharedPath, path: Path | undefined): SharedPath {
+  if (!path) return root;
+  const last = root[LAST];
+  const prev = path.prev === undefined ? root : last && sameKeys(path.prev, last) ? last : shared(root, path.prev);
+  if (prev !== root) root[LAST] = prev;
+  const siblings = (prev[CHILDREN] ??= new Map());
   let own = siblings.get(path.key);
   if (!own) {
-    own = { key: path.key, prev, typename: path.typename };
+    own = { key: path.key, prev: prev === root ? undefined : prev, typename: path.typename };
     siblings.set(path.key, own);
   }
   return own;
@@ -51,9 +55,9 @@ function shared(paths: Paths, path: Path | undefined): Path | undefined {
 /** `resolve`, called with `info.path` replaced by the request's shared object for it. */
 function withSharedPath(resolve: GraphQLFieldResolver<unknown, unknown>): GraphQLFieldResolver<unknown, unknown> {
   return (parent, args, context, info) => {
-    const paths = typeof context === "object" && context !== null ? executions.get(context) : undefined;
+    const root = typeof context === "object" && context !== null ? executions.get(context) : undefined;
     // graphql-jit makes `info` for this one call, so it may be changed.
-    if (paths) (info as { path: Path }).path = shared(paths, info.path)!;
+    if (root) (info as { path: Path }).path = shared(root, info.path);
     return resolve(parent, args, context, info);
   };
 }

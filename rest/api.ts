@@ -18,7 +18,6 @@ import { asOneRequest } from "../src/db/client.js";
 import type { AnswerCache } from "../src/cache/answers.js";
 import { etagOf } from "../src/plugins/conditional.js";
 import { inSpan } from "../src/observe/tracing.js";
-import { sharePaths } from "../src/schema/shared-paths.js";
 import type { Encoding } from "../src/http.js";
 
 /** An answer: its HTTP status and v1 body. */
@@ -128,10 +127,9 @@ function runner(schema: GraphQLSchema, name: string, document: DocumentNode, com
   if (!compiled) return (variables, context) => execute({ schema, document, variableValues: variables, contextValue: context });
   const jit = compileQuery(schema, document);
   if (!isCompiledQuery(jit)) throw new Error(`REST operation ${name} does not compile: ${jit.errors?.map((e) => e.message).join("; ")}`);
-  return (variables, context) => {
-    sharePaths(context);
-    return jit.query(undefined, context, variables);
-  };
+  // No shared paths (src/schema/shared-paths.ts): test/rest/compiled.test.ts holds each operation's
+  // statements to graphql-js's without them, and they would cost every call.
+  return (variables, context) => jit.query(undefined, context, variables);
 }
 
 export class RestApi {

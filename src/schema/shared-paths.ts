@@ -43,7 +43,11 @@ function shared(root: SharedPath, path: Path | undefined): SharedPath {
   const last = root[LAST];
   const prev = path.prev === undefined ? root : last && sameKeys(path.prev, last) ? last : shared(root, path.prev);
   if (prev !== root) root[LAST] = prev;
-  const siblings = (prev[CHILDREN] ??= new Map());
+  let siblings = prev[CHILDREN];
+  if (!siblings) {
+    siblings = new Map();
+    prev[CHILDREN] = siblings;
+  }
   let own = siblings.get(path.key);
   if (!own) {
     own = { key: path.key, prev: prev === root ? undefined : prev, typename: path.typename };

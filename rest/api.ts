@@ -15,10 +15,9 @@ import { type RawArgs, readParams } from "./params.js";
 import { ROUTES, type Route } from "./routes.js";
 import { type DerivedSchemas, deriveSchemas } from "./schemas.js";
 import { asOneRequest } from "../src/db/client.js";
-import type { AnswerCache } from "../src/cache/answers.js";
+import type { AnswerCache, KeptBytes } from "../src/cache/answers.js";
 import { etagOf } from "../src/plugins/conditional.js";
 import { inSpan } from "../src/observe/tracing.js";
-import type { Encoding } from "../src/http.js";
 
 /** An answer: its HTTP status and v1 body. */
 export interface Answer {
@@ -30,13 +29,10 @@ export interface Answer {
   text?: string;
 }
 
-/** A kept answer: also its bytes, (a 200's) the `ETag` they have, and their compressed forms, each computed once. */
-export interface KeptAnswer extends Answer {
+/** A kept answer: also its text, and its bytes as the lean path writes them (src/lean/path.ts), with (a 200's) their `ETag`. */
+export interface KeptAnswer extends Answer, Pick<KeptBytes, "bytes" | "encoded"> {
   text: string;
-  bytes: Buffer;
   etag: string | undefined;
-  /** The bytes compressed, by encoding, as clients have asked for them (src/lean/path.ts). */
-  encoded?: Partial<Record<Encoding, Buffer>>;
 }
 
 /**

@@ -141,8 +141,7 @@ export class AnswerCache {
    * never longer than `ttlMs`. An answer already due is not kept.
    */
   set(key: string, answer: CachedAnswer, validForMs: number): void {
-    const ttl = Math.floor(Math.min(validForMs, this.ttlMs));
-    if (ttl >= 1) this.entries?.set(key, answer, { ttl });
+    this.put(key, answer, validForMs);
   }
 
   /**
@@ -151,8 +150,13 @@ export class AnswerCache {
    * was begun): the answer may then hold data older than the change.
    */
   keep(key: string, answer: KeptBytes, validForMs: number, since: number): void {
+    if (since === this.clears) this.put(key, answer, validForMs);
+  }
+
+  /** Stores an answer for `validForMs` at most, never longer than `ttlMs`; one already due is not stored. */
+  private put(key: string, answer: CachedAnswer | KeptBytes, validForMs: number): void {
     const ttl = Math.floor(Math.min(validForMs, this.ttlMs));
-    if (ttl >= 1 && since === this.clears) this.entries?.set(key, answer, { ttl });
+    if (ttl >= 1) this.entries?.set(key, answer, { ttl });
   }
 
   /** Forgets every answer. */

@@ -233,7 +233,11 @@ export function leanPath(options: LeanPathOptions): LeanPath {
         if (body === undefined) return response.destroy();
         const name = surface === "graphql" ? graphqlPostName(request, body) : mcpName(request, body);
         const kept = name && answers.bytes(name.key);
-        if (name && kept && (surface === "graphql" || !originProblem(request.headers.host!, header(request.headers.origin)))) {
+        if (
+          name &&
+          kept &&
+          (surface === "graphql" || !originProblem(new URL(`http://${request.headers.host}`), header(request.headers.origin)))
+        ) {
           const id = name.id === undefined ? undefined : JSON.stringify(name.id);
           return serve(request, response, kept, servedAs(request, started, surface, `/${surface}`, `/${surface}`), id);
         }

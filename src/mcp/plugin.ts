@@ -54,20 +54,17 @@ const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /**
  * The DNS-rebinding check of `/mcp`, as the MCP specification requires: the
- * problem with a request whose `Host` and `Origin` are these, if it has one.
+ * problem with a request addressed to `asked` (its `Host`, as a URL reads it)
+ * from `Origin`, if it has one.
  * A foreign `Origin` (or, on a loopback-only service, a foreign `Host`) is
  * refused. The gateway (useMcpOrigins) and the lean path (src/lean/path.ts)
  * both ask it.
  */
-export function mcpOriginCheck(options: McpOriginOptions = {}): (host: string, origin: string | null | undefined) => string | undefined {
+export function mcpOriginCheck(
+  options: McpOriginOptions = {},
+): (asked: Pick<URL, "host" | "hostname">, origin: string | null | undefined) => string | undefined {
   const listed = new Set(options.origins ?? []);
-  return (host, origin) => {
-    let asked: URL;
-    try {
-      asked = new URL(`http://${host}`);
-    } catch {
-      return `forbidden host: ${host}`;
-    }
+  return (asked, origin) => {
     if (options.loopback && !LOOPBACK.has(asked.hostname)) return `forbidden host: ${asked.host}`;
     if (origin === null || origin === undefined || listed.has(origin)) return undefined;
     let from: URL | undefined;
@@ -88,7 +85,7 @@ export function useMcpOrigins(options: McpOriginOptions = {}): Plugin {
   return {
     onRequest({ request, url, endResponse }) {
       if (url.pathname !== "/mcp") return;
-      const problem = problemOf(url.host, request.headers.get("origin"));
+      const problem = problemOf(url, request.headers.get("origin"));
       if (problem) endResponse(rpcError(403, null, -32600, problem));
     },
   };

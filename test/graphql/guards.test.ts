@@ -79,6 +79,11 @@ describe("guards on /graphql (canary export)", () => {
     await expect(prisma.hubPack.findMany({ omit: { payload: false } as never })).rejects.toBeInstanceOf(GuardViolation);
     await expect(prisma.course.groupBy({ by: ["joinCode"] as never, _count: true } as never)).rejects.toBeInstanceOf(GuardViolation);
     await expect(prisma.course.deleteMany({})).rejects.toBeInstanceOf(GuardViolation);
+    // Prisma's own transaction and extended clients would be unguarded: the read client has neither.
+    expect(() => prisma.$transaction).toThrow(GuardViolation);
+    expect(() => prisma.$extends).toThrow(GuardViolation);
+    expect(await prisma.course.findUnique({ where: { id: 2 } })).toBeNull();
+    expect((await prisma.course.findUnique({ where: { id: 1 } }))?.id).toBe(1);
     expect(await prisma.course.findMany({ where: { isPublic: false } })).toEqual([]);
     expect(await prisma.course.count()).toBe(4);
     const nested = await prisma.university.findMany({ include: { courses: true, _count: { select: { courses: true } } } });

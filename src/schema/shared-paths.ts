@@ -12,8 +12,23 @@
  * sees it, by the one object this execution has for the same keys, and the
  * identities hold again. Under graphql-js nothing is replaced: it costs one
  * lookup per resolver call.
+ *
+ * Only the resolvers that may read or record a plan are given shared paths:
+ * every field that returns an object (or a list of them), and every field
+ * the Prisma plugin marks as its own (a column it selects, a total count).
+ * A plain leaf, such as a course's title resolved from its row, neither
+ * reads a plan nor has fields below it to read one, and it is most of the
+ * resolver calls of a list: it is left as it is.
  */
-import { type GraphQLFieldResolver, type GraphQLResolveInfo, type GraphQLSchema, isObjectType } from "graphql";
+import {
+  type GraphQLField,
+  type GraphQLFieldResolver,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+  getNamedType,
+  isLeafType,
+  isObjectType,
+} from "graphql";
 
 type Path = GraphQLResolveInfo["path"];
 
@@ -66,10 +81,17 @@ function withSharedPath(resolve: GraphQLFieldResolver<unknown, unknown>): GraphQ
   };
 }
 
-/** Makes every resolver of `schema` (in place) call through {@link withSharedPath}. */
+/** Whether `field`'s resolver may read or record a Prisma query plan by its path. */
+function mayUsePlans(field: GraphQLField<unknown, unknown>): boolean {
+  if (!isLeafType(getNamedType(field.type))) return true;
+  return Object.keys(field.extensions ?? {}).some((key) => key.startsWith("pothosPrisma"));
+}
+
+/** Makes every resolver of `schema` that may use a plan (in place) call through {@link withSharedPath}. */
 export function sharedPathResolvers(schema: GraphQLSchema): void {
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith("__")) continue;
-    for (const field of Object.values(type.getFields())) if (field.resolve) field.resolve = withSharedPath(field.resolve);
+    for (const field of Object.values(type.getFields()))
+      if (field.resolve && mayUsePlans(field)) field.resolve = withSharedPath(field.resolve);
   }
 }

@@ -4,7 +4,7 @@
  * variable defaults) and in the variables is checked before execution; a
  * problem is a `BAD_USER_INPUT` error with HTTP 400, and nothing runs.
  */
-import { type ArgumentNode, GraphQLError, Kind, type ValueNode, type VariableDefinitionNode, visit } from "graphql";
+import { type ArgumentNode, type DocumentNode, GraphQLError, Kind, type ValueNode, type VariableDefinitionNode, visit } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { listProblem, textProblem } from "../input-limits.js";
 
@@ -42,25 +42,43 @@ function badInput(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT", http: { status: 400 } } });
 }
 
+/** The first problem of a document's own literals (arguments and variable defaults), if any. */
+function documentProblem(document: DocumentNode): string | undefined {
+  let problem: string | undefined;
+  visit(document, {
+    Argument(node: ArgumentNode) {
+      const found = literalProblem(node.value);
+      if (found && !problem) problem = `argument ${node.name.value} ${found}`;
+    },
+    VariableDefinition(node: VariableDefinitionNode) {
+      const found = node.defaultValue && literalProblem(node.defaultValue);
+      if (found && !problem) problem = `variable $${node.variable.name.value} ${found}`;
+    },
+  });
+  return problem;
+}
+
+/** What {@link documentProblem} found, by document: yoga parses a document once and hands out the same object. */
+const documentProblems = new WeakMap<DocumentNode, string | null>();
+
 export function useInputLimits(): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      let problem: string | undefined;
-      visit(args.document, {
-        Argument(node: ArgumentNode) {
-          const found = literalProblem(node.value);
-          if (found && !problem) problem = `argument ${node.name.value} ${found}`;
-        },
-        VariableDefinition(node: VariableDefinitionNode) {
-          const found = node.defaultValue && literalProblem(node.defaultValue);
-          if (found && !problem) problem = `variable $${node.variable.name.value} ${found}`;
-        },
-      });
-      for (const [name, value] of Object.entries(args.variableValues ?? {})) {
-        const found = valueProblem(value);
-        if (found && !problem) problem = `variable $${name} ${found}`;
+      let problem = documentProblems.get(args.document);
+      if (problem === undefined) {
+        problem = documentProblem(args.document) ?? null;
+        documentProblems.set(args.document, problem);
       }
-      if (problem) setResultAndStopExecution({ errors: [badInput(problem)] });
+      if (problem === null) {
+        for (const [name, value] of Object.entries(args.variableValues ?? {})) {
+          const found = valueProblem(value);
+          if (found) {
+            problem = `variable $${name} ${found}`;
+            break;
+          }
+        }
+      }
+      if (problem !== null) setResultAndStopExecution({ errors: [badInput(problem)] });
     },
   };
 }

@@ -27,7 +27,7 @@ import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
 import { maxDirectivesPlugin } from "@escape.tech/graphql-armor-max-directives";
 import { maxTokensPlugin } from "@escape.tech/graphql-armor-max-tokens";
 import { createComplexityRule } from "@pothos/plugin-complexity";
-import { GraphQLError, validate } from "graphql";
+import { type DocumentNode, GraphQLError, validate } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { MAX_COST } from "../schema/cost.js";
 
@@ -65,9 +65,23 @@ export interface QueryCostOptions {
  * The cost depends on the variables (`first: $n`), so it is measured at
  * execution, not in GraphQL validation, whose result yoga caches per document.
  */
+/** Most priced variable sets remembered per document. */
+const PRICED_PER_DOCUMENT = 16;
+
 function useQueryCost(options: QueryCostOptions): Plugin {
+  /**
+   * The requests found within this limit, by document, then by operation
+   * name and variables: yoga parses a document once and hands out the same
+   * object, and a cost depends on nothing else (src/schema/cost.ts reads
+   * arguments only). Only requests within the limit are remembered; one
+   * above it is priced again, and refused again, each time.
+   */
+  const withinLimit = new WeakMap<DocumentNode, Set<string>>();
   return {
     onExecute({ args, setResultAndStopExecution }) {
+      const key = `${args.operationName ?? ""}\u0000${JSON.stringify(args.variableValues ?? {})}`;
+      let priced = withinLimit.get(args.document);
+      if (priced?.has(key)) return;
       const rule = createComplexityRule({
         context: args.contextValue as object,
         variableValues: (args.variableValues ?? {}) as Record<string, unknown>,
@@ -99,7 +113,17 @@ function useQueryCost(options: QueryCostOptions): Plugin {
       } catch (error) {
         errors = [unreadable(error instanceof GraphQLError ? error.message : "the arguments could not be read")];
       }
-      if (errors.length > 0) setResultAndStopExecution({ errors });
+      if (errors.length > 0) {
+        setResultAndStopExecution({ errors });
+        return;
+      }
+      if (!priced) {
+        priced = new Set();
+        withinLimit.set(args.document, priced);
+      }
+      // The oldest goes first: a Set keeps the order its members were added in.
+      if (priced.size >= PRICED_PER_DOCUMENT) priced.delete(priced.values().next().value as string);
+      priced.add(key);
     },
   };
 }

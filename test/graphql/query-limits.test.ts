@@ -68,6 +68,21 @@ describe("the cost of a request", () => {
     });
   });
 
+  it("prices each request of a document already priced: other variables, another operation, the same refusal again", async () => {
+    const query =
+      "query H($n: Int!, $d: Int!) { universities(first: $n) { nodes { environmentHistory(days: $d) { days } } } } query Cheap { __typename }";
+    const code = async (variables: Record<string, unknown>, operationName: string) =>
+      (await post(t.gateway, { query, variables, operationName })).body.errors?.[0]?.extensions?.code;
+    // The same document within the limit first, so that a remembered price could be misused.
+    expect(await code({ n: 2, d: 3 }, "H")).toBeUndefined();
+    expect(await code({ n: 2, d: 3 }, "H")).toBeUndefined();
+    expect(await code({ n: 100, d: 90 }, "Cheap")).toBeUndefined();
+    for (let i = 0; i < 3; i++) expect(await code({ n: 100, d: 90 }, "H")).toBe("QUERY_TOO_COSTLY");
+    // More variable sets than a document remembers: the first is priced again, and still within the limit.
+    for (let n = 1; n <= 20; n++) expect(await code({ n, d: 1 }, "H")).toBeUndefined();
+    expect(await code({ n: 2, d: 3 }, "H")).toBeUndefined();
+  });
+
   it("refuses a request above the limit with 400 before any SQL, saying what it costs", async () => {
     t.statements.length = 0;
     const answer = await post(t.gateway, { query: history("500", "90") });

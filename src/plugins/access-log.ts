@@ -125,7 +125,8 @@ export function useAccessLog(options: AccessLogOptions): { arrive: Plugin; depar
       const arrival = arrivals.get(request);
       if (!arrival) return;
       response.headers.set("x-request-id", arrival.id);
-      const length = response.body === null ? "0" : response.headers.get("content-length");
+      // The declared length first: asking a response for its body makes a stream of it.
+      const length = response.headers.get("content-length") ?? (response.body === null ? "0" : null);
       recordAccess(options.log, {
         requestId: arrival.id,
         method: request.method,

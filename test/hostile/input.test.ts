@@ -139,10 +139,14 @@ describe("GraphQL: bad arguments and variables are BAD_USER_INPUT with 400, and 
     const query = "query($q: String) { courses(first: 1, q: $q) { totalCount } }";
     expect((await graphql({ query, variables: { q: "ok" } })).status).toBe(200);
     const bad = await graphql({ query, variables: { q: "\u0007" } });
-    expect(bad.body.errors).toEqual([{ message: "variable $q must not contain control characters", extensions: { code: "BAD_USER_INPUT" } }]);
+    expect(bad.body.errors).toEqual([
+      { message: "variable $q must not contain control characters", extensions: { code: "BAD_USER_INPUT" } },
+    ]);
     for (let i = 0; i < 2; i++) {
       const literal = await graphql({ query: '{ courses(first: 1, q: "a\\u0001b") { totalCount } }' });
-      expect(literal.body.errors).toEqual([{ message: "argument q must not contain control characters", extensions: { code: "BAD_USER_INPUT" } }]);
+      expect(literal.body.errors).toEqual([
+        { message: "argument q must not contain control characters", extensions: { code: "BAD_USER_INPUT" } },
+      ]);
     }
   });
 

@@ -156,6 +156,7 @@ export async function serve(config: Config, log: Logger, options: ServeOptions =
     limits: { perMinute: config.perMinute, perDay: config.perDay },
     requestTimeoutMs: config.requestTimeoutMs,
     queryLimits: { maxCost: config.queryMaxCost },
+    persistedQueries: { redis, log },
     ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
     loopback: ["127.0.0.1", "::1", "localhost"].includes(config.host),
     log,

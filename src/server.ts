@@ -7,6 +7,7 @@ import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { Logger } from "pino";
 import { createContext, type Context } from "./context.js";
 import type { AnswerCache } from "./cache/answers.js";
+import type { DocumentRedis } from "./cache/persisted-queries.js";
 import type { ReadClient } from "./db/client.js";
 import type { Database } from "./db/driver.js";
 import { useAccessLog } from "./plugins/access-log.js";
@@ -72,6 +73,8 @@ export interface GatewayOptions {
   account?: AccountOptions;
   /** The only documents `/graphql` runs (TRUSTED_DOCUMENTS); unset: any document, and automatic persisted queries. */
   trustedDocuments?: TrustedDocuments;
+  /** Where automatic persisted queries are shared with every other gateway process (REDIS_URL); unset: this process alone. */
+  persistedQueries?: { redis?: DocumentRedis | undefined; log?: Pick<Logger, "warn" | "info"> };
   /**
    * Execute `/graphql` documents compiled by graphql-jit (default), falling
    * back to graphql-js where that cannot give the same answer
@@ -134,7 +137,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         ...(options.log ? { log: options.log } : {}),
       }),
       useMcp({ api, context, answers: options.answers, ...(options.log ? { log: options.log } : {}) }),
-      ...usePersistedDocuments({ trusted: options.trustedDocuments }),
+      ...usePersistedDocuments({ trusted: options.trustedDocuments, ...options.persistedQueries }),
       ...(options.answers ? [useGraphQLCache({ cache: options.answers })] : []),
       useInputLimits(),
       ...useQueryLimits(options.queryLimits),

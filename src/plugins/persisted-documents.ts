@@ -4,11 +4,12 @@
  * by POST or by GET, in one of two modes.
  *
  * - **Automatic persisted queries** (the default), by yoga's `useAPQ`. A hash
- *   this process has not been sent with its document is answered with the
+ *   no process has been sent with its document is answered with the
  *   standard `PersistedQueryNotFound` error (404); the client then sends the
  *   document once with its hash, which is checked and kept (a
- *   `PersistedQueryMismatch`, 400, when it is not the document's). Any
- *   document may still be sent as text.
+ *   `PersistedQueryMismatch`, 400, when it is not the document's): in this
+ *   process, and with Redis for every process that shares it
+ *   (src/cache/persisted-queries.ts). Any document may still be sent as text.
  * - **Trusted documents** (`TRUSTED_DOCUMENTS`), by yoga's
  *   `usePersistedOperations`: only the documents of that file run. A hash
  *   not in it, or a text that is not one of them, is a 400 in GraphQL's
@@ -26,8 +27,9 @@ import { useAPQ } from "@graphql-yoga/plugin-apq";
 import { usePersistedOperations } from "@graphql-yoga/plugin-persisted-operations";
 import { type GraphQLSchema, OperationTypeNode, parse, validate } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { LRUCache } from "lru-cache";
+import type { Logger } from "pino";
 import { z } from "zod";
+import { type DocumentRedis, PersistedQueryStore } from "../cache/persisted-queries.js";
 import { ConfigError } from "../config.js";
 import { sha256Hex } from "../sha256.js";
 
@@ -43,6 +45,10 @@ export interface PersistedDocumentsOptions {
    * 4,000,000 (a few thousand documents of a client's size).
    */
   maxStoredChars?: number;
+  /** Redis shared by every gateway process, where registered documents are kept for all of them; unset: this process alone. */
+  redis?: DocumentRedis | undefined;
+  /** Told when the shared store fails and when it answers again. */
+  log?: Pick<Logger, "warn" | "info">;
 }
 
 const badRequest = (message: string, code: string) => ({ message, extensions: { code, http: { status: 400 } } });
@@ -50,11 +56,8 @@ const badRequest = (message: string, code: string) => ({ message, extensions: { 
 export function usePersistedDocuments(options: PersistedDocumentsOptions = {}): Plugin[] {
   const { trusted } = options;
   if (!trusted) {
-    const store = new LRUCache<string, string>({
-      maxSize: options.maxStoredChars ?? 4_000_000,
-      sizeCalculation: (text, hash) => text.length + hash.length,
-    });
-    return [useAPQ({ store: { get: (hash) => store.get(hash), set: (hash, text) => void store.set(hash, text) } })];
+    const store = new PersistedQueryStore({ maxStoredChars: options.maxStoredChars ?? 4_000_000, redis: options.redis, log: options.log });
+    return [useAPQ({ store: { get: (hash) => store.get(hash), set: (hash, text) => store.set(hash, text) } })];
   }
   return [
     {

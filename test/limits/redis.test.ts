@@ -2,10 +2,12 @@
  * Shared limits across gateway processes (`npm start` as child processes)
  * over one PostgreSQL database and the run's Redis: one budget per key
  * whichever process answers, revocations seen by every process within 1 s,
- * the day limit across processes, and the per-process fallback when Redis
- * cannot be reached. Skipped, with the reason in the titles, where the run
+ * the day limit across processes, the per-process fallback when Redis
+ * cannot be reached, and automatic persisted queries registered on one
+ * process run by their hash on the others. Skipped, with the reason in the titles, where the run
  * has no Redis (see `test/support/global-setup.ts`).
  */
+import { createHash } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
@@ -28,7 +30,7 @@ let a: GatewayProcess;
 let b: GatewayProcess;
 let alone: GatewayProcess;
 const ids: number[] = [];
-const created: Record<"warmup" | "burst" | "revoked" | "daily" | "fallback", { id: number; key: string }> = {} as never;
+const created: Record<"warmup" | "burst" | "revoked" | "daily" | "fallback" | "documents", { id: number; key: string }> = {} as never;
 
 async function get(gateway: GatewayProcess, path: string, key?: string): Promise<Answer> {
   const answer = await request(gateway, path, { ...(key ? { key } : {}) });
@@ -63,6 +65,7 @@ beforeAll(async () => {
   created.revoked = await store.create({ name: "revoked" });
   created.daily = await store.create({ name: "daily", perDay: 5 });
   created.fallback = await store.create({ name: "fallback", perMinute: 3 });
+  created.documents = await store.create({ name: "documents" });
   ids.push(...Object.values(created).map((c) => c.id));
   await forgetCounters();
 
@@ -181,6 +184,33 @@ describe.skipIf(!REDIS_URL)(`limits shared through Redis${skipped}`, () => {
       }),
     );
     for (const elapsed of refusedAfter) expect(elapsed).toBeLessThan(1_000);
+  });
+});
+
+describe.skipIf(!REDIS_URL)(`persisted queries across processes${skipped}`, () => {
+  it("a document registered on one process runs by its hash on another; one without Redis asks for it", async () => {
+    const query = `{ universities(first: ${1 + Math.floor(Math.random() * 50)}) { nodes { code } } }`;
+    const extensions = { persistedQuery: { version: 1, sha256Hash: createHash("sha256").update(query).digest("hex") } };
+    const byHash = (gateway: GatewayProcess) =>
+      get(gateway, `/graphql?extensions=${encodeURIComponent(JSON.stringify(extensions))}`, created.documents.key);
+    const registered = await request(a, "/graphql", {
+      key: created.documents.key,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query, extensions }),
+    });
+    expect(registered.status).toBe(200);
+    // The registration reaches Redis without holding up its answer.
+    const deadline = Date.now() + 10_000;
+    while ((await redis.exists(`uedu:apq:${extensions.persistedQuery.sha256Hash}`)) === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const fromB = await byHash(b);
+    expect(fromB.status).toBe(200);
+    expect(fromB.json).toEqual(registered.json);
+    const fromAlone = await byHash(alone);
+    expect(fromAlone.status).toBe(404);
+    expect(fromAlone.json.errors[0].message).toBe("PersistedQueryNotFound");
   });
 });
 

@@ -57,7 +57,7 @@ export function usePersistedDocuments(options: PersistedDocumentsOptions = {}): 
   const { trusted } = options;
   if (!trusted) {
     const store = new PersistedQueryStore({ maxStoredChars: options.maxStoredChars ?? 4_000_000, redis: options.redis, log: options.log });
-    return [useAPQ({ store: { get: (hash) => store.get(hash), set: (hash, text) => store.set(hash, text) } })];
+    return [useAPQ({ store })];
   }
   return [
     {

@@ -33,6 +33,20 @@ export const VARIABLES = {
   PORT: integer(0, 65_535, 4000),
   HOST: variable(z.string().default("127.0.0.1"), "an address to listen on (default 127.0.0.1)"),
   DATABASE_URL: url(["postgres:", "postgresql:"], "postgresql://user@host:5432/db"),
+  DATABASE_REPLICA_URLS: variable(
+    z
+      .string()
+      .transform((list) =>
+        list
+          .split(",")
+          .map((u) => u.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().refine((value) => URL.canParse(value) && ["postgres:", "postgresql:"].includes(new URL(value).protocol))))
+      .optional(),
+    "comma-separated URLs like postgresql://user@replica1:5432/db of streaming replicas of DATABASE_URL, or unset",
+  ),
+  REPLICA_MAX_LAG_MS: integer(100, 600_000, 5_000),
   DATA_DIR: variable(z.string().default("./data"), "a directory (default ./data)"),
   REDIS_URL: url(["redis:", "rediss:"], "redis://host:6379"),
   RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000, 60),
@@ -109,6 +123,10 @@ export interface Config {
   host: string;
   /** PostgreSQL connection string; unset means the embedded PostgreSQL in `dataDir`. */
   databaseUrl: string | undefined;
+  /** Streaming replicas of `databaseUrl` that serve the answers' reads (src/db/replicas.ts); empty: the primary serves them. */
+  replicaUrls: string[];
+  /** Most a replica may lag behind the primary, in ms, and stay in the rotation. */
+  replicaMaxLagMs: number;
   /**
    * Directory of the embedded database (used only without `databaseUrl`),
    * absolute: DATA_DIR resolved here, once, against the working directory
@@ -183,11 +201,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((c.OIDC_ISSUER === undefined) !== (c.OIDC_CLIENT_ID === undefined) || (c.OIDC_CLIENT_SECRET && !c.OIDC_ISSUER)) {
     throw new ConfigError("invalid configuration: OIDC_ISSUER and OIDC_CLIENT_ID go together (OIDC_CLIENT_SECRET only with them)");
   }
+  const replicaUrls = c.DATABASE_REPLICA_URLS ?? [];
+  if (replicaUrls.length && !c.DATABASE_URL) {
+    throw new ConfigError("invalid configuration: DATABASE_REPLICA_URLS needs DATABASE_URL (the embedded database has no replicas)");
+  }
+  const seen = new Map<string, number>(c.DATABASE_URL ? [[databaseAddress(c.DATABASE_URL), 0]] : []);
+  for (const [index, url] of replicaUrls.entries()) {
+    const address = databaseAddress(url);
+    const same = seen.get(address);
+    if (same === 0) {
+      throw new ConfigError(
+        `invalid configuration: DATABASE_REPLICA_URLS names the primary itself (replica ${index + 1}, ${address}, is DATABASE_URL's server and database): list only its streaming replicas`,
+      );
+    }
+    if (same !== undefined) {
+      throw new ConfigError(`invalid configuration: DATABASE_REPLICA_URLS names ${address} twice (replicas ${same} and ${index + 1})`);
+    }
+    seen.set(address, index + 1);
+  }
   const listenHost = c.HOST.includes(":") ? `[${c.HOST}]` : c.HOST;
   return {
     port: c.PORT,
     host: c.HOST,
     databaseUrl: c.DATABASE_URL,
+    replicaUrls,
+    replicaMaxLagMs: c.REPLICA_MAX_LAG_MS,
     dataDir: resolve(c.DATA_DIR),
     redisUrl: c.REDIS_URL,
     perMinute: c.RATE_LIMIT_PER_MINUTE,
@@ -221,4 +259,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retries: c.INGEST_FETCH_RETRIES,
     },
   };
+}
+
+/**
+ * The server and database a PostgreSQL URL names, as `host:port/database`
+ * (never its user's password): its host, or the socket directory of `?host=`;
+ * its port (default 5432); its database (default: its user's name, as
+ * PostgreSQL's own).
+ */
+export function databaseAddress(value: string): string {
+  const url = new URL(value);
+  const host = (url.searchParams.get("host") ?? decodeURIComponent(url.hostname)).toLowerCase() || "localhost";
+  const port = url.searchParams.get("port") ?? (url.port || "5432");
+  const database =
+    decodeURIComponent(url.pathname.slice(1)) || url.searchParams.get("dbname") || decodeURIComponent(url.username) || "postgres";
+  return `${host}:${port}/${database}`;
 }

@@ -15,6 +15,7 @@ import { SnapshotStore } from "./environment/stored.js";
 import type { Database } from "./db/driver.js";
 import { EmbeddedServerError } from "./db/cluster-dir.js";
 import { migrate } from "./db/migrate.js";
+import { ReadRouter } from "./db/replicas.js";
 import { demoExportChunks } from "./demo/index.js";
 import { importExport } from "./import/apply.js";
 import { KeyStore } from "./keys/store.js";
@@ -27,7 +28,7 @@ import type { Logger } from "pino";
 import { createHttpServer, drain } from "./http.js";
 import { ListenError, listen } from "./listen.js";
 import { setHeapGrowth } from "./observe/heap.js";
-import { observePool } from "./observe/metrics.js";
+import { observePool, observeReplicas } from "./observe/metrics.js";
 import { stopTracing } from "./observe/tracing.js";
 import { metricsListener } from "./plugins/metrics.js";
 import type { TrustedDocuments } from "./plugins/persisted-documents.js";
@@ -139,11 +140,19 @@ export async function serve(config: Config, log: Logger, options: ServeOptions =
     redis,
     log,
   };
-  const prisma = createReadClient(db);
+  // With DATABASE_REPLICA_URLS, the answers' reads go to replicas past the newest data change (src/db/replicas.ts).
+  const replicas = config.replicaUrls.length
+    ? new ReadRouter(db, { urls: config.replicaUrls, maxLagMs: config.replicaMaxLagMs, timeouts: config.timeouts, log })
+    : undefined;
+  await replicas?.start();
+  await replicas?.follow(db);
+  if (replicas) observeReplicas(() => replicas.status());
+  const prisma = createReadClient(replicas ?? db);
   const answers = new AnswerCache({ ttlMs: config.responseCacheMs, maxBytes: config.responseCacheMaxBytes });
-  await answers.follow(db);
-  // Every school's environment snapshot, computed when the data changes rather than per request.
-  const stored = new SnapshotStore(db, prisma, { log });
+  await answers.follow(replicas ? replicas.fenced(db) : db);
+  // Every school's environment snapshot, computed when the data changes rather than per request,
+  // from the primary: it stores what it computed only if the data version it read is still the current one.
+  const stored = new SnapshotStore(db, replicas ? createReadClient(db) : prisma, { log });
   await stored.follow(db);
   observePool(db.poolStats);
   // Set by the first SIGTERM or SIGINT (stop, below); from then on /readyz answers 503.
@@ -176,6 +185,7 @@ export async function serve(config: Config, log: Logger, options: ServeOptions =
     keyChangesOnRedis?.close();
     await answers.close();
     await stored.close();
+    await replicas?.close();
     await keyChanges.close();
     await prisma.$disconnect().catch(() => undefined);
     await db.close().catch((error: unknown) => log.error({ err: String(error) }, "closing the database failed"));

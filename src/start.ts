@@ -7,7 +7,8 @@
 import cluster from "node:cluster";
 import { commandLine } from "./cli/args.js";
 import { runPrimary } from "./cluster.js";
-import { type Config, ConfigError, loadConfig } from "./config.js";
+import { type Config, ConfigError, databaseAddress, loadConfig } from "./config.js";
+import { primaryAmong } from "./db/replicas.js";
 import { createLogger } from "./logger.js";
 import { readTrustedDocuments, type TrustedDocuments } from "./plugins/persisted-documents.js";
 import { schema } from "./schema/index.js";
@@ -31,6 +32,13 @@ try {
   config = loadConfig();
   // Read here, before any worker is forked: a bad file stops the start once.
   trusted = config.trustedDocuments === undefined ? undefined : readTrustedDocuments(config.trustedDocuments, schema);
+  // A replica that is the primary under another name is found by asking both, before anything is written.
+  const self = config.databaseUrl ? await primaryAmong(config.databaseUrl, config.replicaUrls) : undefined;
+  if (self !== undefined) {
+    throw new ConfigError(
+      `invalid configuration: DATABASE_REPLICA_URLS names the primary itself (replica ${self + 1}, ${databaseAddress(config.replicaUrls[self]!)}, is the server of DATABASE_URL, not in recovery): list only its streaming replicas`,
+    );
+  }
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   process.stderr.write(`npm start: ${error.message}\n`);

@@ -67,6 +67,12 @@ describe("loadConfig", () => {
     ["SHUTDOWN_TIMEOUT_MS", "soon", "SHUTDOWN_TIMEOUT_MS must be an integer from 0 to 600,000 (default 10000)"],
     ["LOG_LEVEL", "loud", "LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent (default info)"],
     ["CORS_ORIGINS", "app.example.net", "CORS_ORIGINS must be comma-separated origins like https://app.example.org, or unset"],
+    [
+      "DATABASE_REPLICA_URLS",
+      "postgresql://u:secret@replica1/x,replica2:5432",
+      "DATABASE_REPLICA_URLS must be comma-separated URLs like postgresql://user@replica1:5432/db of streaming replicas of DATABASE_URL, or unset",
+    ],
+    ["REPLICA_MAX_LAG_MS", "5s", "REPLICA_MAX_LAG_MS must be an integer from 100 to 600,000 (default 5000)"],
   ])("refuses %s=%j, naming it and what is allowed, without repeating the value", (name, value, message) => {
     let error: unknown;
     try {
@@ -83,6 +89,38 @@ describe("loadConfig", () => {
     expect(loadConfig({ WEB_CONCURRENCY: "2" }).webConcurrency).toBe(2);
     expect(loadConfig({ WEB_CONCURRENCY: "2", DATABASE_URL: "postgresql://u@db/x" }).webConcurrency).toBe(2);
     expect(loadConfig({}).webConcurrency).toBe(1);
+  });
+
+  it("reads replicas of DATABASE_URL, and refuses them without it, twice, or naming the primary itself", () => {
+    const primary = "postgresql://app:secret@db.internal:5432/uedu";
+    expect(
+      loadConfig({ DATABASE_URL: primary, DATABASE_REPLICA_URLS: " postgresql://app:secret@r1:5432/uedu, postgres://app@r2/uedu ,," }),
+    ).toMatchObject({ replicaUrls: ["postgresql://app:secret@r1:5432/uedu", "postgres://app@r2/uedu"], replicaMaxLagMs: 5_000 });
+    expect(loadConfig({ DATABASE_URL: primary }).replicaUrls).toEqual([]);
+    const refusal = (env: NodeJS.ProcessEnv) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        expect((error as Error).message).not.toContain("secret");
+        return (error as Error).message;
+      }
+      return undefined;
+    };
+    expect(refusal({ DATABASE_REPLICA_URLS: "postgresql://app@r1/uedu" })).toBe(
+      "invalid configuration: DATABASE_REPLICA_URLS needs DATABASE_URL (the embedded database has no replicas)",
+    );
+    // The same server and database, written otherwise (default port, case of the host).
+    expect(
+      refusal({ DATABASE_URL: primary, DATABASE_REPLICA_URLS: "postgresql://app@r1/uedu,postgresql://reader:secret@DB.internal/uedu" }),
+    ).toBe(
+      "invalid configuration: DATABASE_REPLICA_URLS names the primary itself (replica 2, db.internal:5432/uedu, is DATABASE_URL's server and database): list only its streaming replicas",
+    );
+    expect(refusal({ DATABASE_URL: primary, DATABASE_REPLICA_URLS: "postgresql://app@r1/uedu,postgresql://app@r1:5432/uedu" })).toBe(
+      "invalid configuration: DATABASE_REPLICA_URLS names r1:5432/uedu twice (replicas 1 and 2)",
+    );
+    // Another database of the primary's server is no replica either, but no match of the primary's: refused by the check at start.
+    expect(refusal({ DATABASE_URL: primary, DATABASE_REPLICA_URLS: "postgresql://app@db.internal/other" })).toBeUndefined();
   });
 
   it("names every bad variable on the same line", () => {

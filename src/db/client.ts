@@ -7,6 +7,7 @@
  * - `createWriteClient`: the importer's, which must store what it is given.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pLimit, { type LimitFunction } from "p-limit";
 import { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { Database } from "./driver.js";
@@ -46,8 +47,16 @@ export function asOneRequest<T>(work: () => T, inFlight = STATEMENTS_PER_REQUEST
   return requestShare.run(pLimit(inFlight), work);
 }
 
+/**
+ * Where the read client's statements go: a database's own adapter, or the
+ * replicas' router (src/db/replicas.ts), which sends them to replicas.
+ */
+export interface ReadSource {
+  adapter: SqlDriverAdapterFactory;
+}
+
 /** Prisma's client of the read path, before the guards and the request's share wrap it. */
-function unguardedReadClient(db: Database, options: ReadClientOptions) {
+function unguardedReadClient(db: ReadSource, options: ReadClientOptions) {
   const base = new PrismaClient({
     adapter: db.adapter,
     omit: GUARDED_COLUMNS,
@@ -124,7 +133,7 @@ function guardedDelegate(model: string, delegate: object): object {
  * That walk was 6.8% of the gateway's CPU on a nested GraphQL query
  * (README, "Where the time goes").
  */
-export function createReadClient(db: Database, options: ReadClientOptions = {}) {
+export function createReadClient(db: ReadSource, options: ReadClientOptions = {}) {
   const base = unguardedReadClient(db, options);
   const delegates = new Map<string, object>();
   for (const [key, model] of MODELS) delegates.set(key, guardedDelegate(model, Reflect.get(base, key) as object));

@@ -162,3 +162,57 @@ new Gauge({
     this.set({ state: "waiting" }, stats.waiting);
   },
 });
+
+export const readTargets = new Counter({
+  name: "gateway_db_reads_total",
+  help: "Read statements of the answers (DATABASE_REPLICA_URLS set), by target: the primary, or a replica by host:port.",
+  labelNames: ["target"] as const,
+  registers: [registry],
+});
+
+export const readRetries = new Counter({
+  name: "gateway_db_replica_retries_total",
+  help: "Reads a replica could not answer (gone, frozen, in conflict with recovery), answered by the primary instead.",
+  labelNames: ["replica"] as const,
+  registers: [registry],
+});
+
+/** A replica as metrics report it (src/db/replicas.ts). */
+interface ReplicaReport {
+  name: string;
+  state: string;
+  lagMs: number;
+}
+let replicaReports: (() => ReplicaReport[]) | undefined;
+
+/** The states a replica is reported in (one series each, 1 for the current one). */
+const REPLICA_STATES = ["healthy", "down", "not_in_recovery", "lagging"] as const;
+
+/** Reports the read replicas of this process (the last ones given). */
+export function observeReplicas(reports: () => ReplicaReport[]): void {
+  replicaReports = reports;
+}
+
+new Gauge({
+  name: "gateway_db_replica_state",
+  help: "Each read replica's state: 1 for the one it is in (healthy: in the rotation; down, not_in_recovery, lagging: out).",
+  labelNames: ["replica", "state"] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const replica of replicaReports?.() ?? []) {
+      for (const state of REPLICA_STATES) this.set({ replica: replica.name, state }, replica.state === state ? 1 : 0);
+    }
+  },
+});
+
+new Gauge({
+  name: "gateway_db_replica_lag_seconds",
+  help: "How long ago the primary was first seen past each read replica's replay position (0: caught up; +Inf: never reached).",
+  labelNames: ["replica"] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const replica of replicaReports?.() ?? []) this.set({ replica: replica.name }, replica.lagMs / 1_000);
+  },
+});

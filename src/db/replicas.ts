@@ -151,6 +151,8 @@ export class ReadRouter {
   private notices = 1;
   /** Notices the fence covers: a fence taken after the last of them. Below `notices`, the primary serves. */
   private covered = 0;
+  /** The data version, read in the same statement as the fence: every replica past the fence holds it. */
+  private fencedVersion: number | undefined;
   private turn = 0;
   private timer: NodeJS.Timeout | undefined;
   private checking: Promise<void> | undefined;
@@ -256,6 +258,20 @@ export class ReadRouter {
   /** The current fence, and whether a notice is still waiting for one. */
   fenceStatus(): { fence: bigint; pending: boolean } {
     return { fence: this.fence, pending: this.covered < this.notices };
+  }
+
+  /**
+   * The data version as of the newest fence, once a fence covers every
+   * notice heard so far: the reads that follow see at least that version,
+   * on the primary or on any replica that may serve. Rejects when the
+   * primary does not answer within a few checks.
+   */
+  async dataVersion(): Promise<number> {
+    for (let attempt = 0; attempt < 5 && !this.closed; attempt++) {
+      if (this.covered >= this.notices && this.fencedVersion !== undefined) return this.fencedVersion;
+      await this.check();
+    }
+    throw new Error("the primary did not answer: no fence, no data version");
   }
 
   /** The replica the next read goes to, in rotation; undefined: the primary. */
@@ -365,7 +381,9 @@ export class ReadRouter {
     const now = Date.now();
     let primaryLsn: bigint | undefined;
     try {
-      const { rows } = await this.primaryChecks.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
+      const { rows } = await this.primaryChecks.query<{ lsn: string; version: number }>(
+        "SELECT pg_current_wal_lsn()::text AS lsn, (SELECT version FROM data_version) AS version",
+      );
       primaryLsn = parseLsn(rows[0]!.lsn);
       this.samples.push({ at: now, lsn: primaryLsn });
       // Kept: the newest sample older than the longest lag to tell, and those after it.
@@ -373,6 +391,7 @@ export class ReadRouter {
       // Only a notice moves the fence: between two, the data is the same at every WAL position.
       if (covers > this.covered) {
         if (primaryLsn > this.fence) this.fence = primaryLsn;
+        this.fencedVersion = rows[0]!.version;
         this.covered = covers;
       }
     } catch {

@@ -48,7 +48,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { RestApi } from "../../rest/api.js";
-import type { AnswerCache, KeptBytes } from "../cache/answers.js";
+import { type AnswerCache, hasBytes, type KeptBytes } from "../cache/answers.js";
 import { type Encoding, encode, encodingFor } from "../http.js";
 import { type McpOriginOptions, mcpOriginCheck } from "../mcp/plugin.js";
 import { recordAccess, requestIdFrom } from "../plugins/access-log.js";
@@ -205,25 +205,54 @@ export function leanPath(options: LeanPathOptions): LeanPath {
   });
 
   /** A v1 GET: its kept answer, found through its route and validated parameters. */
-  function rest(request: IncomingMessage, response: ServerResponse, target: string, started: number): boolean {
+  function rest(request: IncomingMessage, response: ServerResponse, target: string, started: number, next: () => void): boolean {
     const url = new URL(target, "http://gateway");
     const match = api.match(url.pathname);
-    const kept = match && api.cached(match, url.searchParams);
-    if (!match || !kept) return false;
-    serve(request, response, kept, servedAs(request, started, "rest", match.route.path, url.pathname));
+    if (!match) return false;
+    const served = () => servedAs(request, started, "rest", match.route.path, url.pathname);
+    const kept = api.cached(match, url.searchParams);
+    if (kept) {
+      serve(request, response, kept, served());
+      return true;
+    }
+    const key = answers.sharing ? api.keyOf(match, url.searchParams) : undefined;
+    return key !== undefined && fromShared(key, (found) => serve(request, response, found, served()), next);
+  }
+
+  /**
+   * Looks `key` up in Redis (another process's answer) and serves it with
+   * `hit`, or hands the request on with `miss`; a failed lookup is a miss.
+   */
+  function fromShared(key: string, hit: (kept: KeptBytes) => void, miss: () => void): true {
+    answers.fromShared(key).then(
+      (found) => (found && hasBytes(found) ? hit(found) : miss()),
+      () => miss(),
+    );
     return true;
   }
 
   /** A GET /graphql, named by its query string and the media type it accepts. */
-  function graphqlGet(request: IncomingMessage, response: ServerResponse, target: string, started: number): boolean {
+  function graphqlGet(request: IncomingMessage, response: ServerResponse, target: string, started: number, next: () => void): boolean {
     const key = `graphql GET ${request.headers.accept ?? ""} ${target}`;
     const kept = answers.bytes(key);
-    if (!kept) {
-      nameRequest(request, { key, since: answers.generation, get: true });
+    const served = () => servedAs(request, started, "graphql", "/graphql", "/graphql");
+    if (kept) {
+      serve(request, response, kept, served());
+      return true;
+    }
+    const compute = () => nameRequest(request, { key, since: answers.generation, get: true });
+    if (!answers.sharing) {
+      compute();
       return false;
     }
-    serve(request, response, kept, servedAs(request, started, "graphql", "/graphql", "/graphql"));
-    return true;
+    return fromShared(
+      key,
+      (found) => serve(request, response, found, served()),
+      () => {
+        compute();
+        next();
+      },
+    );
   }
 
   /** A POST to /graphql or /mcp: named once its body is read, and answered, or handed on to the gateway with it. */
@@ -232,19 +261,23 @@ export function leanPath(options: LeanPathOptions): LeanPath {
       (body) => {
         if (body === undefined) return response.destroy();
         const name = surface === "graphql" ? graphqlPostName(request, body) : mcpName(request, body);
+        const servable = () =>
+          name !== undefined &&
+          (surface === "graphql" || !originProblem(new URL(`http://${request.headers.host}`), header(request.headers.origin)));
+        const answerWith = (kept: KeptBytes) => {
+          const id = name?.id === undefined ? undefined : JSON.stringify(name.id);
+          serve(request, response, kept, servedAs(request, started, surface, `/${surface}`, `/${surface}`), id);
+        };
+        const compute = () => {
+          if (name) nameRequest(request, { ...name, since: answers.generation });
+          // The gateway reads a body already read from here (@whatwg-node/server's normalizeNodeRequest).
+          (request as IncomingMessage & { body?: Buffer }).body = body;
+          next();
+        };
         const kept = name && answers.bytes(name.key);
-        if (
-          name &&
-          kept &&
-          (surface === "graphql" || !originProblem(new URL(`http://${request.headers.host}`), header(request.headers.origin)))
-        ) {
-          const id = name.id === undefined ? undefined : JSON.stringify(name.id);
-          return serve(request, response, kept, servedAs(request, started, surface, `/${surface}`, `/${surface}`), id);
-        }
-        if (name) nameRequest(request, { ...name, since: answers.generation });
-        // The gateway reads a body already read from here (@whatwg-node/server's normalizeNodeRequest).
-        (request as IncomingMessage & { body?: Buffer }).body = body;
-        next();
+        if (kept && servable()) return answerWith(kept);
+        if (name && !kept && answers.sharing && servable()) return void fromShared(name.key, answerWith, compute);
+        compute();
       },
       () => response.destroy(),
     );
@@ -258,8 +291,8 @@ export function leanPath(options: LeanPathOptions): LeanPath {
     if (!target || !request.headers.host) return false;
     const started = performance.now();
     if (request.method === "GET") {
-      if (target.startsWith("/api/v1/")) return rest(request, response, target, started);
-      if (target.startsWith("/graphql?")) return graphqlGet(request, response, target, started);
+      if (target.startsWith("/api/v1/")) return rest(request, response, target, started, next);
+      if (target.startsWith("/graphql?")) return graphqlGet(request, response, target, started, next);
       return false;
     }
     if (request.method !== "POST" || (target !== "/graphql" && target !== "/mcp")) return false;

@@ -105,6 +105,13 @@ export const graphqlExecutions = new Counter({
   registers: [registry],
 });
 
+export const sharedAnswerLookups = new Counter({
+  name: "gateway_response_cache_shared_total",
+  help: "Answers looked up in Redis (RESPONSE_CACHE_SHARED_MS, after a miss in this process), by result: hit, miss, or error (a failed lookup or store).",
+  labelNames: ["result"] as const,
+  registers: [registry],
+});
+
 export const cacheClears = new Counter({
   name: "gateway_response_cache_clears_total",
   help: "Times the response cache was emptied because the data changed (an import committed).",

@@ -14,6 +14,7 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { Redis } from "ioredis";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
@@ -215,6 +216,28 @@ describe.skipIf(skipped)(`three hosts, a primary, two replicas and Redis${skippe
       }
       expect(byHash.status, host.name).toBe(200);
       expect(byHash.json).toEqual(registered.json);
+    }
+  });
+
+  it("an answer computed on one host is written by the others from Redis", async () => {
+    const path = `/api/v1/courses?page_size=${2 + Math.floor(Math.random() * 50)}`;
+    const hits = (h: GatewayProcess) => metric(h, "gateway_response_cache_shared_total", 'result="hit"');
+    const look = new Redis(redis.url);
+    try {
+      const before = (await look.keys("uedu:answer:*")).length;
+      const first = await request(hosts[0]!, path, { key });
+      expect(first.status).toBe(200);
+      // The store reaches Redis just after the first host's answer.
+      for (let i = 0; i < 100 && (await look.keys("uedu:answer:*")).length === before; i++) await sleep(20);
+      for (const host of hosts.slice(1)) {
+        const hitsBefore = await hits(host);
+        const answer = await request(host, path, { key });
+        expect(answer.status).toBe(200);
+        expect(answer.text).toBe(first.text);
+        expect(await hits(host), host.name).toBe(hitsBefore + 1);
+      }
+    } finally {
+      look.disconnect();
     }
   });
 

@@ -12,7 +12,7 @@ import { request as httpRequest, type Server } from "node:http";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AnswerCache } from "../../src/cache/answers.js";
-import { answerKey, SharedAnswers } from "../../src/cache/shared-answers.js";
+import { answerKey, MAX_SHARED_BYTES, SharedAnswers } from "../../src/cache/shared-answers.js";
 import { createReadClient, type ReadClient } from "../../src/db/client.js";
 import type { Database } from "../../src/db/driver.js";
 import { createHttpServer } from "../../src/http.js";
@@ -189,7 +189,11 @@ describe.skipIf(!available)("answers shared through Redis", () => {
     // Begun before the version was learnt: neither kept here nor stored.
     cache.keep("begun before", answer("2"), HOUR_MS, begun);
     cache.keep("begun after", answer("3"), HOUR_MS, cache.generation);
+    // An answer larger than MAX_SHARED_BYTES stays in its process.
+    cache.keep("large", answer("x".repeat(MAX_SHARED_BYTES + 1)), HOUR_MS, cache.generation);
     await new Promise((r) => setTimeout(r, 100));
+    expect(cache.bytes("large")).toBeDefined();
+    expect(await look.exists(answerKey(424242, "large"))).toBe(0);
     expect(cache.bytes("begun before")).toBeUndefined();
     expect(await look.exists(answerKey(424242, "while unknown"), answerKey(424242, "begun before"))).toBe(0);
     expect(await look.getBuffer(answerKey(424242, "begun after"))).toBeTruthy();

@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path";
 import { z } from "zod";
+import { isSentinelUrl, RedisUrlError, sentinelOptions } from "./limits/redis-url.js";
 import { MAX_COST } from "./schema/cost.js";
 
 const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
@@ -48,7 +49,13 @@ export const VARIABLES = {
   ),
   REPLICA_MAX_LAG_MS: integer(100, 600_000, 5_000),
   DATA_DIR: variable(z.string().default("./data"), "a directory (default ./data)"),
-  REDIS_URL: url(["redis:", "rediss:"], "redis://host:6379"),
+  REDIS_URL: variable(
+    z
+      .string()
+      .refine((value) => isSentinelUrl(value) || (URL.canParse(value) && ["redis:", "rediss:"].includes(new URL(value).protocol)))
+      .optional(),
+    "a URL like redis://host:6379 or redis+sentinel://host1:26379,host2:26379/mymaster, or unset",
+  ),
   RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000, 60),
   RATE_LIMIT_PER_DAY: integer(1, 1_000_000_000, 10_000),
   DB_STATEMENT_TIMEOUT_MS: integer(100, 600_000, 3_000),
@@ -203,6 +210,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const c = parsed.data;
   if ((c.OIDC_ISSUER === undefined) !== (c.OIDC_CLIENT_ID === undefined) || (c.OIDC_CLIENT_SECRET && !c.OIDC_ISSUER)) {
     throw new ConfigError("invalid configuration: OIDC_ISSUER and OIDC_CLIENT_ID go together (OIDC_CLIENT_SECRET only with them)");
+  }
+  if (c.REDIS_URL && isSentinelUrl(c.REDIS_URL)) {
+    try {
+      sentinelOptions(c.REDIS_URL);
+    } catch (error) {
+      if (error instanceof RedisUrlError) throw new ConfigError(`invalid configuration: ${error.message}`);
+      throw error;
+    }
   }
   const replicaUrls = c.DATABASE_REPLICA_URLS ?? [];
   if (replicaUrls.length && !c.DATABASE_URL) {

@@ -63,7 +63,11 @@ describe("loadConfig", () => {
     ["RATE_LIMIT_PER_DAY", "1.5", "RATE_LIMIT_PER_DAY must be an integer from 1 to 1,000,000,000 (default 10000)"],
     ["DATABASE_URL", "not a url", "DATABASE_URL must be a URL like postgresql://user@host:5432/db, or unset"],
     ["DATABASE_URL", "mysql://root:secret@db/x", "DATABASE_URL must be a URL like postgresql://user@host:5432/db, or unset"],
-    ["REDIS_URL", "http://cache:6379", "REDIS_URL must be a URL like redis://host:6379, or unset"],
+    [
+      "REDIS_URL",
+      "http://cache:6379",
+      "REDIS_URL must be a URL like redis://host:6379 or redis+sentinel://host1:26379,host2:26379/mymaster, or unset",
+    ],
     ["SHUTDOWN_TIMEOUT_MS", "soon", "SHUTDOWN_TIMEOUT_MS must be an integer from 0 to 600,000 (default 10000)"],
     ["LOG_LEVEL", "loud", "LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent (default info)"],
     ["CORS_ORIGINS", "app.example.net", "CORS_ORIGINS must be comma-separated origins like https://app.example.org, or unset"],
@@ -121,6 +125,36 @@ describe("loadConfig", () => {
     );
     // Another database of the primary's server is no replica either, but no match of the primary's: refused by the check at start.
     expect(refusal({ DATABASE_URL: primary, DATABASE_REPLICA_URLS: "postgresql://app@db.internal/other" })).toBeUndefined();
+  });
+
+  it("reads a Sentinel-managed master in REDIS_URL, and refuses one without a master name", async () => {
+    const { sentinelOptions } = await import("../src/limits/redis-url.js");
+    const url = "redis+sentinel://app:s3cret@sentinel-a:26380,[::1],sentinel-c/primary-cache?db=2";
+    expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url);
+    expect(sentinelOptions(url)).toEqual({
+      sentinels: [
+        { host: "sentinel-a", port: 26380 },
+        { host: "::1", port: 26379 },
+        { host: "sentinel-c", port: 26379 },
+      ],
+      name: "primary-cache",
+      db: 2,
+      username: "app",
+      sentinelUsername: "app",
+      password: "s3cret",
+      sentinelPassword: "s3cret",
+    });
+    for (const missing of ["redis+sentinel://:s3cret@sentinel-a:26379", "redis+sentinel://:s3cret@sentinel-a:26379/"]) {
+      expect(() => loadConfig({ REDIS_URL: missing })).toThrow(
+        new ConfigError(
+          "invalid configuration: REDIS_URL names Sentinels without a master name: write the name the Sentinels know it by, as in redis+sentinel://host1:26379,host2:26379/mymaster",
+        ),
+      );
+    }
+    expect(() => loadConfig({ REDIS_URL: "redis+sentinel://:s3cret@a:99999/m" })).toThrow(
+      /^invalid configuration: REDIS_URL's Sentinels must be/,
+    );
+    expect(() => loadConfig({ REDIS_URL: "redis+sentinel://a/m?db=x" })).toThrow(/^invalid configuration: REDIS_URL's db must be/);
   });
 
   it("names every bad variable on the same line", () => {

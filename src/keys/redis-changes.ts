@@ -12,6 +12,7 @@
  */
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { redisFor } from "../limits/redis-url.js";
 
 /** The Redis channel; the message is empty (every process forgets every key). */
 export const REDIS_KEYS_CHANGED = "uedu:keys_changed";
@@ -28,7 +29,7 @@ type Log = Pick<Logger, "warn" | "info">;
  * itself; `close` ends it.
  */
 export function followKeyChangesOnRedis(url: string, onChange: () => void, log?: Log): { close(): void } {
-  const subscriber = new Redis(url, {
+  const subscriber = redisFor(Redis, url, {
     connectTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     // A subscription waits for the connection; it is not a request anyone waits on.
@@ -72,7 +73,7 @@ export function publishKeyChange(redis: Pick<Redis, "publish">, log?: Log): Prom
  * Resolves to whether Redis took it.
  */
 export async function publishKeyChangeOnce(url: string): Promise<boolean> {
-  const redis = new Redis(url, {
+  const redis = redisFor(Redis, url, {
     lazyConnect: true,
     connectTimeout: PUBLISH_TIMEOUT_MS,
     maxRetriesPerRequest: 0,

@@ -87,6 +87,8 @@ export class RateLimits {
   private readonly unshared = new Map<string, number>();
   /** Points this process added to Redis, by window and counter: what it adds again to a Redis that lost them. */
   private readonly added = new Map<string, number>();
+  /** What Redis last said each counter held, without this process's own points since (`count`), by window and counter. */
+  private readonly seen = new Map<string, number>();
   /** The epoch of the Redis this process counted in; undefined before it first reached one. */
   private epoch: string | undefined;
   /** The last rejoin, for tests to wait on. */
@@ -154,7 +156,7 @@ export class RateLimits {
       const counter = `${keyId}:${index}`;
       const result = await this.count(name, counter);
       taken.push({ name, counter });
-      const used = result.consumedPoints;
+      const used = result.consumedPoints + result.seenShared;
       if (used > limits[name]) {
         await Promise.all(taken.map((t) => this.giveBack(t.name, t.counter)));
         const states = [
@@ -190,18 +192,30 @@ export class RateLimits {
     }
   }
 
-  /** Adds one to a counter, and to Redis also what this process counted alone meanwhile. */
+  /**
+   * Adds one to a counter, and to Redis also what this process counted alone
+   * meanwhile. Counted alone, the request also counts what Redis last said
+   * the counter held (`seenShared`): while Redis is away, each process goes
+   * on from the shared count it last saw rather than from nothing, so no
+   * process serves more than the limit in a window (a Redis failover or
+   * outage hands out no fresh budget to any process).
+   */
   private async count(name: WindowName, counter: string) {
     const id = `${name}:${counter}`;
     const backlog = this.unshared.get(id) ?? 0;
     const options: CountOptions = { backlog };
     const result = await this.limiters[name].consume(counter, 1 + backlog, options);
-    if (options.viaFallback) this.remember(this.unshared, id, backlog + 1);
-    else {
-      this.unshared.delete(id);
-      if (this.options.redis) this.remember(this.added, id, (this.added.get(id) ?? 0) + 1 + backlog);
+    if (options.viaFallback) {
+      this.remember(this.unshared, id, backlog + 1);
+      return { consumedPoints: result.consumedPoints, seenShared: this.seen.get(id) ?? 0 };
     }
-    return result;
+    this.unshared.delete(id);
+    if (this.options.redis) {
+      this.remember(this.added, id, (this.added.get(id) ?? 0) + 1 + backlog);
+      // The backlog is in the memory counter already; this request's point is not.
+      this.remember(this.seen, id, result.consumedPoints - backlog);
+    }
+    return { consumedPoints: result.consumedPoints, seenShared: 0 };
   }
 
   /** Takes back a refused request's point, where it was counted. */
@@ -213,6 +227,8 @@ export class RateLimits {
     if (options.viaFallback && backlog) this.remember(this.unshared, id, backlog - 1);
     const added = this.added.get(id);
     if (!options.viaFallback && added) this.remember(this.added, id, added - 1);
+    const seen = this.seen.get(id);
+    if (!options.viaFallback && seen) this.remember(this.seen, id, seen - 1);
   }
 
   private remember(map: Map<string, number>, id: string, points: number): void {

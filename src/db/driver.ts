@@ -81,6 +81,24 @@ export interface DatabaseTimeouts {
 /** A statement that may run as long as it needs (`query_timeout` must be truthy to override the pool's). */
 const UNBOUNDED_MS = INT32_MAX;
 
+/** A pool of 10 connections to `connectionString`, with the time limits of `timeouts` (src/db/replicas.ts opens one per replica). */
+export function postgresPool(connectionString: string, timeouts: DatabaseTimeouts | undefined): pg.Pool {
+  return new pg.Pool({
+    connectionString,
+    max: 10,
+    keepAlive: true,
+    ...(timeouts
+      ? {
+          connectionTimeoutMillis: timeouts.acquireMs,
+          statement_timeout: timeouts.statementMs,
+          // A frozen or unreachable server cannot cancel its own statements:
+          // the client gives up a little later, and the pool drops that connection.
+          query_timeout: timeouts.statementMs + 500,
+        }
+      : {}),
+  });
+}
+
 /** Opens the database the options name. */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
@@ -115,22 +133,8 @@ export async function openEmbedded(dataDir: string, options: OpenOptions & { bes
 }
 
 async function openPostgres(connectionString: string, options: OpenOptions): Promise<Database> {
-  const timeouts = options.timeouts;
   // One pool for Prisma and the plain statements (keys, readiness, imports).
-  const pool = new pg.Pool({
-    connectionString,
-    max: 10,
-    keepAlive: true,
-    ...(timeouts
-      ? {
-          connectionTimeoutMillis: timeouts.acquireMs,
-          statement_timeout: timeouts.statementMs,
-          // A frozen or unreachable server cannot cancel its own statements:
-          // the client gives up a little later, and the pool drops that connection.
-          query_timeout: timeouts.statementMs + 500,
-        }
-      : {}),
-  });
+  const pool = postgresPool(connectionString, options.timeouts);
   // An idle connection the server dropped (a restart, a network fault) emits
   // `error`; unheard, that would end the process. The pool replaces it.
   const onConnectionError = (error: Error) => options.onConnectionError?.(error);

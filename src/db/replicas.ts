@@ -33,7 +33,7 @@ import pg from "pg";
 import { readRetries, readTargets } from "../observe/metrics.js";
 import { isUnavailable } from "./availability.js";
 import { DATA_CHANGED } from "./changes.js";
-import type { Database, DatabaseTimeouts, Listener } from "./driver.js";
+import { type Database, type DatabaseTimeouts, type Listener, postgresPool } from "./driver.js";
 
 /** Where a replica stands: only a `healthy` one is in the rotation. */
 export type ReplicaState = "healthy" | "down" | "not_in_recovery" | "lagging";
@@ -168,20 +168,8 @@ export class ReadRouter {
     this.maxLagMs = options.maxLagMs;
     const checkMs = options.checkTimeoutMs ?? 1_000;
     this.primaryChecks = checkPool(primary.url, checkMs);
-    const timeouts = options.timeouts;
     this.replicas = options.urls.map((url, index) => {
-      const pool = new pg.Pool({
-        connectionString: url,
-        max: 10,
-        keepAlive: true,
-        ...(timeouts
-          ? {
-              connectionTimeoutMillis: timeouts.acquireMs,
-              statement_timeout: timeouts.statementMs,
-              query_timeout: timeouts.statementMs + 500,
-            }
-          : {}),
-      });
+      const pool = postgresPool(url, options.timeouts);
       const name = replicaName(url, index);
       const lost = (error: Error) => options.log?.warn({ replica: name, err: String(error) }, "replica connection lost");
       pool.on("error", lost);

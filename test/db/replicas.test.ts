@@ -54,6 +54,10 @@ async function until(test: () => boolean, ms: number, what: string): Promise<num
   return Date.now() - started;
 }
 
+/** Every replica in the rotation and past the fence: each may serve the next read. */
+const ready = (r: ReadRouter) =>
+  !r.fenceStatus().pending && r.status().every((s) => s.state === "healthy" && s.replay >= r.fenceStatus().fence);
+
 const stateOf = (r: ReadRouter, server: PrivateServer): ReplicaStatus["state"] | undefined =>
   r.status().find((s) => s.name === `127.0.0.1:${server.port}`)?.state;
 
@@ -96,7 +100,7 @@ describe("read replicas", () => {
   it("reads land on the replicas in turn, with the guards of the primary (canaries and all)", async () => {
     const { router: r, prisma } = await router([on(near), on(behind)]);
     // The delayed replica has the test database only once it has replayed its creation.
-    await until(() => r.status().every((s) => s.state === "healthy") && !r.fenceStatus().pending, 10_000, "both replicas in the rotation");
+    await until(() => ready(r), 10_000, "both replicas in the rotation, past the fence");
     const gateway = createGateway({ db, prisma, auth: false, queryLimits: { maxCost: 10_000_000 } });
     const graphql = async (query: string) =>
       (await (
@@ -129,7 +133,7 @@ describe("read replicas", () => {
 
   it("after a data change, no read begun once the notice was heard sees the old data, however far behind a replica is", async () => {
     const { router: r, prisma } = await router([on(near), on(behind)]);
-    await until(() => r.status().every((s) => s.state === "healthy") && !r.fenceStatus().pending, 10_000, "both replicas in the rotation");
+    await until(() => ready(r), 10_000, "both replicas in the rotation, past the fence");
     // An answer cache following the router's LISTEN, as the gateway's does.
     const answers = new AnswerCache({ ttlMs: 60_000 });
     await answers.follow(r.fenced(db));
@@ -179,7 +183,7 @@ describe("read replicas", () => {
 
   it("a replica stopped under load costs no read, leaves the rotation within 2 s, and returns when started", async () => {
     const { router: r, prisma } = await router([on(near), on(behind)]);
-    await until(() => r.status().every((s) => s.state === "healthy") && !r.fenceStatus().pending, 10_000, "both replicas in the rotation");
+    await until(() => ready(r), 10_000, "both replicas in the rotation, past the fence");
     const failures: unknown[] = [];
     let done = 0;
     let reading = true;

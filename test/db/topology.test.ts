@@ -106,6 +106,8 @@ beforeAll(async () => {
   // The delayed replica has the test database once it has replayed its creation.
   await everyHostSees(near, "healthy", 10_000);
   await everyHostSees(behind, "healthy", 10_000);
+  // And past each host's first fence (taken at its start), which the delayed replica replays 1.5 s late.
+  await sleep(DELAY_MS + 500);
 }, 180_000);
 
 afterAll(async () => {

@@ -305,6 +305,15 @@ function signal(pid: number, name: NodeJS.Signals): void {
 // ---------------------------------------------------------------------------
 // PostgreSQL and Redis
 
+/**
+ * A private server's arguments: its data, port and socket directory, on
+ * 127.0.0.1 only, in UTC, without fsync (throwaway data), and `settings`.
+ */
+function postgresArgs(data: string, port: number, dir: string, settings: string[]): string[] {
+  const all = ["listen_addresses=127.0.0.1", `unix_socket_directories=${dir}`, "TimeZone=UTC", "fsync=off", ...settings];
+  return ["-D", data, "-p", String(port), ...all.flatMap((setting) => ["-c", setting])];
+}
+
 export interface PostgresOptions {
   /** Which binaries to use; default: the machine's when installed, else the npm package's. */
   binaries?: PostgresBinaries;
@@ -338,24 +347,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Priv
         port,
         dir,
         command: binaries.postgres,
-        args: [
-          "-D",
-          data,
-          "-p",
-          String(port),
-          "-c",
-          "listen_addresses=127.0.0.1",
-          "-c",
-          `unix_socket_directories=${dir}`,
-          "-c",
-          "TimeZone=UTC",
-          "-c",
-          "fsync=off",
-          "-c",
-          "synchronous_commit=off",
-          "-c",
-          "full_page_writes=off",
-        ],
+        args: postgresArgs(data, port, dir, ["synchronous_commit=off", "full_page_writes=off"]),
         user,
         stopSignal: "SIGINT", // fast shutdown
         answers: () => postgresAnswers(url),
@@ -426,24 +418,7 @@ export async function startReplica(
         port,
         dir,
         command: primary.binaries.postgres,
-        args: [
-          "-D",
-          data,
-          "-p",
-          String(port),
-          "-c",
-          "listen_addresses=127.0.0.1",
-          "-c",
-          `unix_socket_directories=${dir}`,
-          "-c",
-          "TimeZone=UTC",
-          "-c",
-          "fsync=off",
-          "-c",
-          "hot_standby_feedback=on",
-          "-c",
-          `recovery_min_apply_delay=${options.delayMs ?? 0}ms`,
-        ],
+        args: postgresArgs(data, port, dir, ["hot_standby_feedback=on", `recovery_min_apply_delay=${options.delayMs ?? 0}ms`]),
         user,
         stopSignal: "SIGINT",
         answers: () => postgresAnswers(url),

@@ -177,7 +177,12 @@ export class RestApi {
    */
   cached(match: RouteMatch, query: URLSearchParams): KeptAnswer | undefined {
     const key = this.keyOf(match, query);
-    return key === undefined ? undefined : (this.cache?.get(key, { countMiss: false }) as KeptAnswer | undefined);
+    return key === undefined ? undefined : this.cachedAt(key);
+  }
+
+  /** The kept answer under a cache key from {@link keyOf}. */
+  cachedAt(key: string): KeptAnswer | undefined {
+    return this.cache?.get(key, { countMiss: false }) as KeptAnswer | undefined;
   }
 
   /** The cache key of an HTTP request matched to a route; undefined when the cache is off or its arguments are refused. */

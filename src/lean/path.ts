@@ -210,13 +210,15 @@ export function leanPath(options: LeanPathOptions): LeanPath {
     const match = api.match(url.pathname);
     if (!match) return false;
     const served = () => servedAs(request, started, "rest", match.route.path, url.pathname);
-    const kept = api.cached(match, url.searchParams);
+    // The route's arguments are read once: for this process's kept answer, then for Redis's.
+    const key = api.keyOf(match, url.searchParams);
+    if (key === undefined) return false;
+    const kept = api.cachedAt(key);
     if (kept) {
       serve(request, response, kept, served());
       return true;
     }
-    const key = answers.sharing ? api.keyOf(match, url.searchParams) : undefined;
-    return key !== undefined && fromShared(key, (found) => serve(request, response, found, served()), next);
+    return answers.sharing && fromShared(key, (found) => serve(request, response, found, served()), next);
   }
 
   /**

@@ -362,29 +362,39 @@ describe("what a start finds", () => {
 });
 
 describe("an import beside a serving gateway", () => {
-  it("leaves every request answered, none slower than 2 s", async () => {
+  it("leaves every request answered, none held for the import (none slower than 4 s)", async () => {
     // Ten requests a second: above the default limit of 60 a minute.
     const gateway = await started("beside-import", { RATE_LIMIT_PER_MINUTE: "100000" });
-    let stop = false;
-    const answers: { status: number; ms: number }[] = [];
-    const poll = (async () => {
-      while (!stop) {
-        const answer = await request(gateway, "/api/v1/courses?page_size=20", { key, timeoutMs: 5_000 }).catch(() => ({
-          status: 0,
-          ms: 5_000,
-        }));
-        answers.push({ status: answer.status, ms: answer.ms });
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    })();
-    const imported = await cli(dataDir, "import", ["-"], { input: demoExportChunks(), timeoutMs: 180_000 });
-    stop = true;
-    await poll;
-    expect(imported.code, imported.stderr).toBe(0);
-    expect(answers.length).toBeGreaterThan(20);
-    expect(answers.filter((a) => a.status !== 200)).toEqual([]);
-    expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(2_000);
-    await stopGateway(gateway);
+    try {
+      let stop = false;
+      const answers: { status: number; ms: number }[] = [];
+      const poll = (async () => {
+        while (!stop) {
+          const answer = await request(gateway, "/api/v1/courses?page_size=20", { key, timeoutMs: 5_000 }).catch(() => ({
+            status: 0,
+            ms: 5_000,
+          }));
+          answers.push({ status: answer.status, ms: answer.ms });
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+      const began = Date.now();
+      const imported = await cli(dataDir, "import", ["-"], { input: demoExportChunks(), timeoutMs: 180_000 });
+      const importMs = Date.now() - began;
+      stop = true;
+      await poll;
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(answers.length).toBeGreaterThan(20);
+      expect(answers.filter((a) => a.status !== 200)).toEqual([]);
+      // A read that waited for the import's transaction would take about as long as the
+      // import (over 4 s here, asserted so that the bound keeps its meaning); the bound
+      // leaves room for the import's own CPU on a loaded two-core machine (2.4-2.7 s seen
+      // beside other test files), which a 2 s bound did not.
+      expect(importMs).toBeGreaterThan(4_000);
+      expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(4_000);
+    } finally {
+      await stopGateway(gateway);
+    }
   }, 300_000);
 
   it("WEB_CONCURRENCY works on the default: the workers share the server, and the primary stops it at the end", async () => {

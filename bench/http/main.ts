@@ -14,7 +14,6 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
-import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import pg from "pg";
 import { type CommandLine, commandLine, integerOption } from "../../src/cli/args.js";
@@ -27,7 +26,8 @@ import { DATASETS, type DatasetName, type Filled, fillDatabase } from "./dataset
 import { cpuMs, freePorts, type Measured, memoryMiB, resetPeak, serverMiB, startNode } from "./process.js";
 import { growthTable, type Result, summarize, table, writeReadme } from "./results.js";
 import { otlpSink } from "./otlp-sink.js";
-import { haveWrk, type Load, type Round, wrk } from "./wrk.js";
+import { answer, loadOf, register } from "./load.js";
+import { haveWrk, type Round, wrk } from "./wrk.js";
 
 const LINE = {
   name: "bench",
@@ -152,39 +152,6 @@ async function startGateway(env: Record<string, string>): Promise<{ server: Meas
   const [port] = await freePorts(1);
   const server = await startNode(GATEWAY, { ...env, HOST: "127.0.0.1", PORT: String(port) }, (out) => out.includes("GraphiQL:"));
   return { server, base: `http://127.0.0.1:${port}` };
-}
-
-const loadOf = (base: string, c: Case, key?: string): Load => ({
-  url: `${base}${c.path}`,
-  method: c.method,
-  headers: {
-    ...(key ? { Authorization: `Bearer ${key}` } : {}),
-    ...(c.method === "POST" ? { "Content-Type": "application/json", Accept: "application/json, text/event-stream" } : {}),
-    ...c.headers,
-  },
-  ...(c.body === undefined ? {} : { body: c.body }),
-});
-
-/** Sends a persisted document's registration over a connection of its own; it must be answered 200. */
-function register(base: string, body: string, key: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-    const request = httpRequest(`${base}/graphql`, { method: "POST", headers, agent: false }, (response) => {
-      response.resume();
-      response.on("end", () => (response.statusCode === 200 ? resolve() : reject(new Error(`registration: ${response.statusCode}`))));
-    });
-    request.on("error", reject);
-    request.end(body);
-  });
-}
-
-async function answer(load: Load): Promise<{ status: number; text: string }> {
-  const response = await fetch(load.url, {
-    method: load.method ?? "GET",
-    headers: load.headers ?? {},
-    ...(load.body === undefined ? {} : { body: load.body }),
-  });
-  return { status: response.status, text: await response.text() };
 }
 
 /** The gateway with its answer cache off, the same with it on, with two workers, with traces on, and the two baselines. */

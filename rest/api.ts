@@ -171,16 +171,10 @@ export class RestApi {
   }
 
   /**
-   * The kept answer of an HTTP request matched to a route, if there is one
+   * The kept answer under a cache key from {@link keyOf}, if there is one
    * (counted as a cache hit; a miss is counted by the call that follows).
    * src/lean/path.ts serves it without running the gateway.
    */
-  cached(match: RouteMatch, query: URLSearchParams): KeptAnswer | undefined {
-    const key = this.keyOf(match, query);
-    return key === undefined ? undefined : this.cachedAt(key);
-  }
-
-  /** The kept answer under a cache key from {@link keyOf}. */
   cachedAt(key: string): KeptAnswer | undefined {
     return this.cache?.get(key, { countMiss: false }) as KeptAnswer | undefined;
   }

@@ -25,6 +25,7 @@ import { cases } from "./cases.js";
 import { fillDatabase } from "./datasets.js";
 import { answer, loadOf, register } from "./load.js";
 import { cpuMs, freePorts, type Measured, startNode } from "./process.js";
+import { median } from "./results.js";
 import { haveWrk, wrk } from "./wrk.js";
 
 const LINE = {
@@ -149,7 +150,6 @@ try {
     }
   }
 
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
   const of = (name: string, cache: Cache, build: Build) => {
     const kept = rounds.get(`${name}|${cache}|${build}`)!;
     return {

@@ -41,7 +41,8 @@ export interface Figures {
   serverMiB?: number;
 }
 
-const median = (xs: number[]) => {
+/** The middle value (the mean of the two middle ones for an even count). */
+export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;

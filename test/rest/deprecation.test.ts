@@ -46,7 +46,7 @@ it("every answer of the deprecated route carries Deprecation and Sunset: a 200, 
   const { match, url, answer } = await get("/api/v1/papers");
   expect(answer.status).toBe(200);
   expect(answer.headers).toEqual(DEPRECATION);
-  expect(api.cached(match, url.searchParams)?.headers).toEqual(DEPRECATION);
+  expect(api.cachedAt(api.keyOf(match, url.searchParams)!)?.headers).toEqual(DEPRECATION);
   const refused = (await get("/api/v1/papers?category=%00")).answer;
   expect(refused.status).toBe(400);
   expect(refused.headers).toEqual(DEPRECATION);

@@ -63,7 +63,7 @@ export interface GatewayOptions {
   corsOrigins?: readonly string[];
   /** The service listens on loopback only (then `/mcp` also checks `Host`, against DNS rebinding). */
   loopback?: boolean;
-  /** Bounds on one GraphQL document; graphql-armor's defaults or tighter (see query-limits.ts). */
+  /** Bounds on one GraphQL document and its cost (src/plugins/query-limits.ts); each defaults to its measured value. */
   queryLimits?: QueryLimitOptions;
   /** Serve `/metrics` on this gateway (default); `false` when they have a port of their own. */
   metrics?: boolean;

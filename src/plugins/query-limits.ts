@@ -1,58 +1,73 @@
 /**
  * `useQueryLimits`: bounds on what one GraphQL request may ask for, checked
- * before any resolver runs: the shape of the document by graphql-armor during
- * validation, and its cost with its variables by `useQueryCost`. The REST and
- * MCP operations are fixed documents executed directly and are not subject to
+ * before any resolver runs: the document's tokens as it is parsed, its depth,
+ * aliases and directives as it is validated (src/schema/document-limits.ts,
+ * where each bound is measured against what Relay, Apollo Client and urql
+ * send), and its cost with its variables by `useQueryCost`. The REST and MCP
+ * operations are fixed documents executed directly and are not subject to
  * them.
  *
- * Each default is graphql-armor's own or tighter, measured against what the
- * schema's users need:
- * - depth 6: the deepest useful query, a connection inside a connection read
- *   through `nodes` (`universities { nodes { courses { nodes { university { code } } } } }`),
- *   is 6; through `edges { node }` it would be 8, so nested lists use `nodes`;
- * - 15 aliases, `__typename` counted too: a page asks for a handful of lists;
- * - 1,000 tokens: GraphiQL's default query is about 60, the README's longest 70;
- * - cost 100,000 points of about 10 µs (src/schema/cost.ts), with pages at
- *   the size asked for: the nested query above with 20 courses a school
- *   costs 86,550 over the 500 schools of a default page, a 90-day history of
- *   15 schools 67,595; whatever is accepted finishes within a second on the
- *   demo data while other clients are served (`npm run bench:cost`);
- * - 10 directives: `@include`/`@skip` on a few fields;
- * - no "did you mean" suggestions in errors: the schema is public through
- *   introspection anyway, but suggestions let a client probe without it.
+ * The cost is what protects the service: 100,000 points of about 10 µs
+ * (src/schema/cost.ts), with pages at the size asked for. The nested query
+ * `universities { nodes { courses(first: 20) { nodes { university { code } } } } }`
+ * costs 86,550 over the 500 schools of a default page, a 90-day history of
+ * 15 schools 67,595; whatever is accepted finishes within a second on the
+ * demo data while other clients are served (`npm run bench:cost`). The
+ * document bounds keep a document small enough to be parsed, validated and
+ * priced in far less than that.
+ *
+ * Each refusal is a 400 with its own `extensions.code` (QUERY_TOO_MANY_TOKENS,
+ * QUERY_TOO_DEEP, QUERY_TOO_MANY_ALIASES, QUERY_TOO_MANY_DIRECTIVES,
+ * QUERY_TOO_COSTLY), the measure found and the bound (docs/contract.md §2).
+ * Errors say no "did you mean": the schema is public through introspection
+ * anyway, but suggestions let a client probe without it.
  */
 import { blockFieldSuggestionsPlugin } from "@escape.tech/graphql-armor-block-field-suggestions";
-import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
-import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
-import { maxDirectivesPlugin } from "@escape.tech/graphql-armor-max-directives";
-import { maxTokensPlugin } from "@escape.tech/graphql-armor-max-tokens";
 import { createComplexityRule } from "@pothos/plugin-complexity";
 import { type DocumentNode, GraphQLError, validate } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { MAX_COST } from "../schema/cost.js";
+import { DOCUMENT_BOUNDS, type DocumentBounds, documentShapeRule, isLimitCode, parseWithinTokens } from "../schema/document-limits.js";
 
-export interface QueryLimitOptions {
-  /** Deepest field nesting, fragments flattened (introspection exempt). Default 6. */
-  maxDepth?: number;
-  /** Most aliases in one document, `__typename` included. Default 15. */
-  maxAliases?: number;
-  /** Most tokens in one document. Default 1,000. */
-  maxTokens?: number;
+export interface QueryLimitOptions extends Partial<DocumentBounds> {
   /** Highest estimated cost of one request, variables applied (src/schema/cost.ts). Default 100,000. */
   maxCost?: number;
-  /** Most directives in one document. Default 10. */
-  maxDirectives?: number;
+}
+
+/** The document bounds of these options, each defaulting to DOCUMENT_BOUNDS. */
+export function documentBounds(options: QueryLimitOptions = {}): DocumentBounds {
+  return {
+    maxDepth: options.maxDepth ?? DOCUMENT_BOUNDS.maxDepth,
+    maxAliases: options.maxAliases ?? DOCUMENT_BOUNDS.maxAliases,
+    maxDirectives: options.maxDirectives ?? DOCUMENT_BOUNDS.maxDirectives,
+    maxTokens: options.maxTokens ?? DOCUMENT_BOUNDS.maxTokens,
+  };
 }
 
 export function useQueryLimits(options: QueryLimitOptions = {}): Plugin[] {
-  return [
-    maxDepthPlugin({ n: options.maxDepth ?? 6, ignoreIntrospection: true, flattenFragments: true }),
-    maxAliasesPlugin({ n: options.maxAliases ?? 15, allowList: [] }),
-    maxTokensPlugin({ n: options.maxTokens ?? 1_000 }),
-    maxDirectivesPlugin({ n: options.maxDirectives ?? 10 }),
-    blockFieldSuggestionsPlugin(),
-    useQueryCost({ maxCost: options.maxCost ?? MAX_COST }),
-  ] as Plugin[];
+  const bounds = documentBounds(options);
+  const shape = documentShapeRule(bounds);
+  const documentLimits: Plugin = {
+    onParse({ setParseFn }) {
+      setParseFn((source) => parseWithinTokens(typeof source === "string" ? source : source.body, bounds.maxTokens));
+    },
+    onValidate({ addValidationRule }) {
+      addValidationRule(shape);
+    },
+    // yoga marks a parse error as the GraphQL over HTTP specification's, which
+    // an `application/json` answer gives as 200; a refusal of a limit is a 400
+    // on every media type, as QUERY_TOO_COSTLY is.
+    onResultProcess({ result }) {
+      for (const one of Array.isArray(result) ? result : [result]) {
+        if (!("errors" in one) || !one.errors) continue;
+        for (const error of one.errors) {
+          const http = error.extensions?.http as { spec?: boolean } | undefined;
+          if (http && isLimitCode(error.extensions?.code)) http.spec = false;
+        }
+      }
+    },
+  };
+  return [documentLimits, blockFieldSuggestionsPlugin() as Plugin, useQueryCost({ maxCost: options.maxCost ?? MAX_COST })];
 }
 
 export interface QueryCostOptions {

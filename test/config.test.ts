@@ -204,4 +204,25 @@ describe("npm start with a bad configuration", () => {
     expect(code).toBe(2);
     expect(existsSync(dataDir)).toBe(false);
   });
+
+  it("names a trusted document that a limit would refuse at every request, by its hash and the limit, and exits 2", async () => {
+    const dataDir = join(tmp, "data");
+    const file = join(tmp, "trusted-deep.json");
+    const round = (n: number): string => (n === 0 ? "code" : `courses(first: 1) { edges { node { university { ${round(n - 1)} } } } }`);
+    const deep = `query Deep { universities(first: 1) { edges { node { ${round(5)} } } } }`;
+    const hash = createHash("sha256").update(deep).digest("hex");
+    const fine = "{ universities(first: 1) { edges { node { code } } } }";
+    writeFileSync(file, JSON.stringify({ [createHash("sha256").update(fine).digest("hex")]: fine, [hash]: deep }));
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, TRUSTED_DOCUMENTS: file };
+    delete env.DATABASE_URL;
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(stderr).toBe(
+      `npm start: TRUSTED_DOCUMENTS ${file}: entry "${hash}": QUERY_TOO_DEEP: Operation Deep is nested 12 levels deep; at most 7 are allowed (connection edges, node, nodes and pageInfo add none)\n`,
+    );
+    expect(code).toBe(2);
+    expect(existsSync(dataDir)).toBe(false);
+  });
 });

@@ -25,12 +25,13 @@
 import { readFileSync } from "node:fs";
 import { useAPQ } from "@graphql-yoga/plugin-apq";
 import { usePersistedOperations } from "@graphql-yoga/plugin-persisted-operations";
-import { type GraphQLSchema, OperationTypeNode, parse, validate } from "graphql";
+import { GraphQLError, type GraphQLSchema, OperationTypeNode, validate } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { type DocumentRedis, PersistedQueryStore } from "../cache/persisted-queries.js";
 import { ConfigError } from "../config.js";
+import { DOCUMENT_BOUNDS, type DocumentBounds, isLimitCode, parseWithinTokens, shapeErrors } from "../schema/document-limits.js";
 import { sha256Hex } from "../sha256.js";
 
 /** Hash → document text. */
@@ -49,6 +50,12 @@ export interface PersistedDocumentsOptions {
   redis?: DocumentRedis | undefined;
   /** Told when the shared store fails and when it answers again. */
   log?: Pick<Logger, "warn" | "info">;
+}
+
+/** A refusal of a document bound, as a start failure says it: its code, then the message. */
+function limitProblem(error: unknown): string | undefined {
+  if (!(error instanceof GraphQLError) || !isLimitCode(error.extensions.code)) return undefined;
+  return `${error.extensions.code}: ${error.message}`;
 }
 
 const badRequest = (message: string, code: string) => ({ message, extensions: { code, http: { status: 400 } } });
@@ -102,10 +109,12 @@ const ApolloManifest = z.object({
 /**
  * Reads the trusted documents file of TRUSTED_DOCUMENTS. Each entry's hash
  * must be the SHA-256 of its text, and each text must be a query that
- * validates against the schema: any other entry stops the start with a
- * ConfigError naming the file, the entry and what is wrong.
+ * validates against the schema and keeps the document bounds that every
+ * request is held to (src/schema/document-limits.ts: a document over them
+ * could never run): any other entry stops the start with a ConfigError
+ * naming the file, the entry and what is wrong.
  */
-export function readTrustedDocuments(file: string, schema: GraphQLSchema): TrustedDocuments {
+export function readTrustedDocuments(file: string, schema: GraphQLSchema, bounds: DocumentBounds = DOCUMENT_BOUNDS): TrustedDocuments {
   const fail = (problem: string) => new ConfigError(`TRUSTED_DOCUMENTS ${file}: ${problem}`);
   let json: unknown;
   try {
@@ -129,12 +138,12 @@ export function readTrustedDocuments(file: string, schema: GraphQLSchema): Trust
     if (sha256Hex(text) !== hash) throw fail(`${entry}: the hash is not the SHA-256 of its document`);
     let problems: string[];
     try {
-      const document = parse(text);
-      problems = validate(schema, document).map((e) => e.message);
+      const document = parseWithinTokens(text, bounds.maxTokens);
+      problems = [...validate(schema, document), ...shapeErrors(schema, document, bounds)].map((e) => limitProblem(e) ?? e.message);
       const mutates = document.definitions.some((d) => d.kind === "OperationDefinition" && d.operation !== OperationTypeNode.QUERY);
       if (mutates) problems.push("only queries are served");
     } catch (error) {
-      problems = [(error as Error).message];
+      problems = [limitProblem(error) ?? (error as Error).message];
     }
     if (problems.length) throw fail(`${entry}: ${problems.join("; ")}`);
     documents.set(hash, text);

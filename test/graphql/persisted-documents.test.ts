@@ -308,6 +308,30 @@ describe("trusted documents", () => {
   });
 });
 
+/** Documents that a limit refuses at every request, and what the start says of each. */
+const overLimits: [string, string, string][] = [
+  [
+    "deep.json",
+    `{ universities { nodes { ${"courses { nodes { university { ".repeat(4)}code${" } } }".repeat(4)} } } }`,
+    "QUERY_TOO_DEEP: The document is nested 10 levels deep",
+  ],
+  [
+    "aliases.json",
+    `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: __typename`).join(" ")} }`,
+    "QUERY_TOO_MANY_ALIASES: The document has 16 aliases",
+  ],
+  [
+    "directives.json",
+    `{ ${Array.from({ length: 11 }, (_, i) => `a${i}: universities @skip(if: false) { totalCount }`).join(" ")} }`,
+    "QUERY_TOO_MANY_DIRECTIVES",
+  ],
+  [
+    "tokens.json",
+    `{ universities { totalCount } ${"...F ".repeat(500)}} fragment F on Query { __typename }`,
+    "QUERY_TOO_MANY_TOKENS: The document has 1013 tokens",
+  ],
+];
+
 describe("readTrustedDocuments", () => {
   const dir = tempDir("trusted-");
   const write = (name: string, content: unknown) => {
@@ -336,6 +360,7 @@ describe("readTrustedDocuments", () => {
     ["other.json", { [sha256Hex("x")]: text }, "the hash is not the SHA-256 of its document"],
     ["unknown.json", { [sha256Hex("{ nope }")]: "{ nope }" }, 'Cannot query field "nope" on type "Query"'],
     ["syntax.json", { [sha256Hex("{ nope(")]: "{ nope(" }, "Syntax Error"],
+    ...overLimits.map(([name, document, problem]) => [name, { [sha256Hex(document)]: document }, problem] as [string, unknown, string]),
   ])("refuses %s at start, saying why", (name, content, problem) => {
     const file = content === undefined ? join(dir, name) : write(name, content);
     expect(() => readTrustedDocuments(file, schema)).toThrow(ConfigError);

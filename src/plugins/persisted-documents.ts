@@ -26,7 +26,7 @@ import { readFileSync } from "node:fs";
 import { useAPQ } from "@graphql-yoga/plugin-apq";
 import { usePersistedOperations } from "@graphql-yoga/plugin-persisted-operations";
 import { GraphQLError, type GraphQLSchema, OperationTypeNode, validate } from "graphql";
-import type { Plugin } from "graphql-yoga";
+import type { GraphQLParams, Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { type DocumentRedis, PersistedQueryStore } from "../cache/persisted-queries.js";
@@ -60,13 +60,50 @@ function limitProblem(error: unknown): string | undefined {
 
 const badRequest = (message: string, code: string) => ({ message, extensions: { code, http: { status: 400 } } });
 
+/** A `documentId` as the GraphQL over HTTP persisted documents appendix writes a SHA-256 one, or as Relay's `params.id` is. */
+const DOCUMENT_ID = /^(?:sha256:)?([0-9a-f]{64})$/;
+
+/**
+ * The request's `documentId`, if it has one, as the `extensions.persistedQuery`
+ * hash that both modes read. yoga's GET parser keeps only `query`,
+ * `variables`, `operationName` and `extensions`, so a GET's is read from its
+ * URL.
+ */
+function withDocumentId(params: GraphQLParams & { documentId?: unknown }, request: Request): GraphQLParams {
+  let documentId = params.documentId;
+  if (documentId === undefined && request.method === "GET") documentId = new URL(request.url).searchParams.get("documentId") ?? undefined;
+  if (documentId === undefined || documentId === null) return params;
+  const hash = typeof documentId === "string" ? DOCUMENT_ID.exec(documentId)?.[1] : undefined;
+  if (!hash) throw refusal("documentId must be sha256: followed by the document's SHA-256 in 64 lowercase hex digits", "BAD_REQUEST");
+  if (typeof params.query === "string") throw refusal("send either documentId or query, not both", "BAD_REQUEST");
+  const persisted = (params.extensions as { persistedQuery?: { sha256Hash?: unknown } } | undefined)?.persistedQuery;
+  if (persisted && persisted.sha256Hash !== hash) throw refusal("documentId and extensions.persistedQuery name different documents", "BAD_REQUEST");
+  const { documentId: _id, ...rest } = params;
+  return { ...rest, extensions: { ...params.extensions, persistedQuery: { version: 1, sha256Hash: hash } } };
+}
+
+const refusal = (message: string, code: string) => new GraphQLError(message, { extensions: { code, http: { status: 400 } } });
+
+/** Reads `documentId` (GET and POST) into the persisted query hash before either mode sees the request. */
+const useDocumentId: Plugin = {
+  onRequestParse({ requestParser, setRequestParser }) {
+    if (!requestParser) return;
+    setRequestParser(async (request) => {
+      const parsed = await requestParser(request);
+      if (!Array.isArray(parsed) && "status" in parsed) return parsed; // an answer already made, not parameters
+      return Array.isArray(parsed) ? parsed.map((params) => withDocumentId(params, request)) : withDocumentId(parsed, request);
+    });
+  },
+};
+
 export function usePersistedDocuments(options: PersistedDocumentsOptions = {}): Plugin[] {
   const { trusted } = options;
   if (!trusted) {
     const store = new PersistedQueryStore({ maxStoredChars: options.maxStoredChars ?? 4_000_000, redis: options.redis, log: options.log });
-    return [useAPQ({ store })];
+    return [useDocumentId, useAPQ({ store })];
   }
   return [
+    useDocumentId,
     {
       // A text that is one of the trusted documents is sent on as its hash.
       onParams({ params, setParams }) {

@@ -227,6 +227,68 @@ describe("automatic persisted queries", () => {
   });
 });
 
+/** GETs `/graphql` with these parameters and the key; the status and the parsed body. */
+const get = (base: string, params: Record<string, string>) =>
+  fetch(`${base}/graphql?${new URLSearchParams(params)}`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({
+    status: r.status,
+    body: await r.json(),
+  }));
+
+describe("documentId (GraphQL over HTTP's persisted documents)", () => {
+  let apq: ListeningGateway;
+  let trustedGateway: ListeningGateway;
+  beforeAll(async () => {
+    apq = await serve();
+    trustedGateway = await serve(new Map([[SCHOOLS_HASH, stringifyDocument(SCHOOLS)]]));
+  });
+
+  it("runs a trusted document by documentId, sha256:-prefixed or bare, by POST and by GET, as its hash does", async () => {
+    const byHash = await post(trustedGateway.base, { extensions: { persistedQuery: { version: 1, sha256Hash: SCHOOLS_HASH } } });
+    expect(byHash.status).toBe(200);
+    expect(byHash.body.data.universities.nodes.length).toBeGreaterThan(0);
+    for (const documentId of [`sha256:${SCHOOLS_HASH}`, SCHOOLS_HASH]) {
+      expect(await post(trustedGateway.base, { documentId, variables: {} })).toEqual(byHash);
+      expect(await get(trustedGateway.base, { documentId })).toEqual(byHash);
+    }
+    const unknown = await post(trustedGateway.base, { documentId: `sha256:${sha256Hex("{ universities { totalCount } }")}` });
+    expect(unknown).toEqual({
+      status: 400,
+      body: { errors: [{ message: "PersistedQueryNotFound", extensions: { code: "PERSISTED_QUERY_NOT_IN_LIST" } }] },
+    });
+  });
+
+  it("runs a document registered by automatic persisted queries by its documentId; an unknown one is PersistedQueryNotFound", async () => {
+    const text = "{ universities(first: 2) { edges { node { code } } } }";
+    const hash = sha256Hex(text);
+    expect((await get(apq.base, { documentId: `sha256:${hash}` })).status).toBe(404);
+    const registered = await post(apq.base, { query: text, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } });
+    expect(registered.status).toBe(200);
+    expect(await get(apq.base, { documentId: `sha256:${hash}` })).toEqual(registered);
+    expect(await post(apq.base, { documentId: `sha256:${hash}` })).toEqual(registered);
+  });
+
+  it.each([
+    [{ documentId: "md5:0cc175b9c0f1b6a831c399e269772661" }, "documentId must be sha256: followed by"],
+    [{ documentId: `sha256:${SCHOOLS_HASH.toUpperCase()}` }, "documentId must be sha256: followed by"],
+    [{ documentId: 42 }, "documentId must be sha256: followed by"],
+    [{ documentId: `sha256:${SCHOOLS_HASH}`, query: stringifyDocument(SCHOOLS) }, "send either documentId or query, not both"],
+    [
+      { documentId: `sha256:${SCHOOLS_HASH}`, extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex("x") } } },
+      "documentId and extensions.persistedQuery name different documents",
+    ],
+  ])("refuses %j with a 400 in GraphQL's shape, in both modes", async (body, message) => {
+    for (const gateway of [apq, trustedGateway]) {
+      const answer = await post(gateway.base, body);
+      expect(answer).toEqual({
+        status: 400,
+        body: { errors: [{ message: expect.stringContaining(message), extensions: { code: "BAD_REQUEST" } }] },
+      });
+    }
+    const bad = await get(apq.base, { documentId: "sha256:nope" });
+    expect(bad.status).toBe(400);
+  });
+});
+
 describe("trusted documents", () => {
   let gateway: ListeningGateway;
   const trusted = new Map([[SCHOOLS_HASH, stringifyDocument(SCHOOLS)]]);

@@ -123,7 +123,7 @@ function relayEnvironment(base: string, service: DemoService, mode: Mode, exchan
 /** Reads a fragment's data from the store, as a component given `ref` would. */
 function readFragment(environment: Environment, fragment: ReaderFragment, ref: unknown): any {
   const selector = getSelector(fragment, ref as never);
-  if (!selector || selector.kind !== "SingularReaderSelector") throw new Error(`no selector for ${fragment.name}`);
+  if (selector?.kind !== "SingularReaderSelector") throw new Error(`no selector for ${fragment.name}`);
   return environment.lookup(selector).data;
 }
 

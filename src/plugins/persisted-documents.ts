@@ -77,7 +77,8 @@ function withDocumentId(params: GraphQLParams & { documentId?: unknown }, reques
   if (!hash) throw refusal("documentId must be sha256: followed by the document's SHA-256 in 64 lowercase hex digits", "BAD_REQUEST");
   if (typeof params.query === "string") throw refusal("send either documentId or query, not both", "BAD_REQUEST");
   const persisted = (params.extensions as { persistedQuery?: { sha256Hash?: unknown } } | undefined)?.persistedQuery;
-  if (persisted && persisted.sha256Hash !== hash) throw refusal("documentId and extensions.persistedQuery name different documents", "BAD_REQUEST");
+  if (persisted && persisted.sha256Hash !== hash)
+    throw refusal("documentId and extensions.persistedQuery name different documents", "BAD_REQUEST");
   const { documentId: _id, ...rest } = params;
   return { ...rest, extensions: { ...params.extensions, persistedQuery: { version: 1, sha256Hash: hash } } };
 }

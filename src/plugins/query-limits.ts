@@ -35,7 +35,7 @@ export interface QueryLimitOptions extends Partial<DocumentBounds> {
 }
 
 /** The document bounds of these options, each defaulting to DOCUMENT_BOUNDS. */
-export function documentBounds(options: QueryLimitOptions = {}): DocumentBounds {
+function documentBounds(options: QueryLimitOptions = {}): DocumentBounds {
   return {
     maxDepth: options.maxDepth ?? DOCUMENT_BOUNDS.maxDepth,
     maxAliases: options.maxAliases ?? DOCUMENT_BOUNDS.maxAliases,

@@ -82,7 +82,7 @@ export function isLimitCode(code: unknown): boolean {
 }
 
 /** A refusal of one limit: HTTP 400, with the limit's code, the measure found and the bound. */
-export function limitError(measure: Measure, found: number, bounds: DocumentBounds, operation?: string): GraphQLError {
+function limitError(measure: Measure, found: number, bounds: DocumentBounds, operation?: string): GraphQLError {
   const { code, bound } = LIMITS[measure];
   const limit = bounds[bound];
   const of = operation ? `Operation ${operation}` : "The document";

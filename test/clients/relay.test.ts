@@ -11,6 +11,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parse } from "graphql";
@@ -59,7 +60,7 @@ function compileApp(): CompiledApp {
     persistConfig: { file: "./persisted.json", algorithm: "SHA256", include_query_text: true },
   };
   writeFileSync(join(dir, "relay.config.json"), JSON.stringify(config));
-  const run = spawnSync(process.execPath, [join(ROOT, "node_modules/relay-compiler/cli.js")], {
+  const run = spawnSync(process.execPath, [createRequire(import.meta.url).resolve("relay-compiler/cli.js")], {
     cwd: dir,
     encoding: "utf8",
   });

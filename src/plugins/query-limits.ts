@@ -18,7 +18,8 @@
  *
  * Each refusal is a 400 with its own `extensions.code` (QUERY_TOO_MANY_TOKENS,
  * QUERY_TOO_DEEP, QUERY_TOO_MANY_ALIASES, QUERY_TOO_MANY_DIRECTIVES,
- * QUERY_TOO_COSTLY), the measure found and the bound (docs/contract.md §2).
+ * QUERY_TOO_MANY_FIELDS,
+ * QUERY_TOO_COSTLY), the measure found and the bound (docs/contract.md §8).
  * Errors say no "did you mean": the schema is public through introspection
  * anyway, but suggestions let a client probe without it.
  */
@@ -40,6 +41,7 @@ function documentBounds(options: QueryLimitOptions = {}): DocumentBounds {
     maxDepth: options.maxDepth ?? DOCUMENT_BOUNDS.maxDepth,
     maxAliases: options.maxAliases ?? DOCUMENT_BOUNDS.maxAliases,
     maxDirectives: options.maxDirectives ?? DOCUMENT_BOUNDS.maxDirectives,
+    maxFields: options.maxFields ?? DOCUMENT_BOUNDS.maxFields,
     maxTokens: options.maxTokens ?? DOCUMENT_BOUNDS.maxTokens,
   };
 }

@@ -40,35 +40,52 @@ export interface DocumentBounds {
   maxAliases: number;
   /** Most directives in one operation, fragments counted each time they are spread. */
   maxDirectives: number;
+  /**
+   * Most field selections in one operation with its fragments written out
+   * (a fragment spread twice counts twice): what a walk of the document that
+   * does not remember fragments visits, as the cost's does. A few hundred
+   * tokens of fragments that each spread the one before twice would
+   * otherwise make a billion.
+   */
+  maxFields: number;
   /** Most tokens in one document (comments are not tokens). */
   maxTokens: number;
 }
 
 /**
  * The bounds, above what relay-compiler, Apollo Client and urql send for
- * this schema's pages (measured in test/clients/, listed in docs/graphql.md):
+ * this schema's pages (measured in test/clients/, listed in the README):
+ * - 1,000 tokens: a compiled Relay page is at most 107, with its fragments,
+ *   `id`, `__typename`, `cursor` and `pageInfo` added; GraphiQL's schema
+ *   query 180;
  * - depth 7: those pages reach 4 (a list inside a list, and each item's
  *   school); the deepest useful shape, a school's courses, each course's
  *   school, its weather now, its AQI, is 6; a document that goes round
- *   `University.courses` and `Course.university` five times is 10;
- * - 1,000 tokens: a compiled Relay page is at most 107, with its fragments,
- *   `id`, `__typename`, `cursor` and `pageInfo` added;
- * - 15 aliases and 10 directives: none of those pages uses one.
+ *   `University.courses` and `Course.university` five times is 12;
+ * - 15 aliases and 10 directives: none of those pages uses one;
+ * - 2,000 fields written out: those pages select at most 41, GraphiQL's
+ *   schema query 226. Without this bound, 300 tokens of fragments that each
+ *   spread the one before twice (2^30 fields, no row, cost 101) held a core
+ *   for minutes while graphql-jit compiled them, past the request time limit.
  */
-export const DOCUMENT_BOUNDS: DocumentBounds = { maxDepth: 7, maxAliases: 15, maxDirectives: 10, maxTokens: 1_000 };
+export const DOCUMENT_BOUNDS: DocumentBounds = { maxDepth: 7, maxAliases: 15, maxDirectives: 10, maxFields: 2_000, maxTokens: 1_000 };
 
 /** What one operation of a document measures. */
 export interface OperationShape {
   depth: number;
   aliases: number;
   directives: number;
+  fields: number;
 }
+
+const EMPTY: Readonly<OperationShape> = { depth: 0, aliases: 0, directives: 0, fields: 0 };
 
 /** The code, measure and bound of each limit, as its refusal's `extensions` carry them. */
 const LIMITS = {
   depth: { code: "QUERY_TOO_DEEP", bound: "maxDepth", what: "nested" },
   aliases: { code: "QUERY_TOO_MANY_ALIASES", bound: "maxAliases", what: "aliases" },
   directives: { code: "QUERY_TOO_MANY_DIRECTIVES", bound: "maxDirectives", what: "directives" },
+  fields: { code: "QUERY_TOO_MANY_FIELDS", bound: "maxFields", what: "fields with its fragments written out" },
   tokens: { code: "QUERY_TOO_MANY_TOKENS", bound: "maxTokens", what: "tokens" },
 } as const;
 
@@ -142,22 +159,21 @@ export function measureOperations(schema: GraphQLSchema, document: DocumentNode)
   };
 
   function selections(set: SelectionSetNode, parent: string | undefined): OperationShape {
-    const shape: OperationShape = { depth: 0, aliases: 0, directives: 0 };
+    const shape: OperationShape = { ...EMPTY };
     for (const selection of set.selections) {
       shape.directives += selection.directives?.length ?? 0;
       let inner: OperationShape;
       let level = 0;
       if (selection.kind === Kind.FIELD) {
         const name = selection.name.value;
+        shape.fields++;
         if (selection.alias) shape.aliases++;
-        if (name === "__schema" || name === "__type") continue;
+        inner = selection.selectionSet ? selections(selection.selectionSet, fieldType(parent, name)) : EMPTY;
         const wrapper =
           (parent !== undefined && connections.has(parent) && CONNECTION_WRAPPERS.has(name)) ||
           (name === "node" && parent !== undefined && edges.has(parent));
-        level = wrapper ? 0 : 1;
-        inner = selection.selectionSet
-          ? selections(selection.selectionSet, fieldType(parent, name))
-          : { depth: 0, aliases: 0, directives: 0 };
+        if (name === "__schema" || name === "__type") inner = { ...inner, depth: 0 };
+        else level = wrapper ? 0 : 1;
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         inner = selections(selection.selectionSet, selection.typeCondition?.name.value ?? parent);
       } else {
@@ -166,6 +182,7 @@ export function measureOperations(schema: GraphQLSchema, document: DocumentNode)
       shape.depth = Math.max(shape.depth, level + inner.depth);
       shape.aliases += inner.aliases;
       shape.directives += inner.directives;
+      shape.fields += inner.fields;
     }
     return shape;
   }
@@ -174,7 +191,7 @@ export function measureOperations(schema: GraphQLSchema, document: DocumentNode)
     const known = measured.get(name);
     if (known) return known;
     const definition = fragments.get(name);
-    if (!definition || measuring.has(name)) return { depth: 0, aliases: 0, directives: 0 };
+    if (!definition || measuring.has(name)) return EMPTY;
     measuring.add(name);
     const shape = selections(definition.selectionSet, definition.typeCondition.name.value);
     shape.directives += definition.directives?.length ?? 0;
@@ -202,6 +219,7 @@ export function shapeErrors(schema: GraphQLSchema, document: DocumentNode, bound
     if (shape.depth > bounds.maxDepth) errors.push(limitError("depth", shape.depth, bounds, name));
     if (shape.aliases > bounds.maxAliases) errors.push(limitError("aliases", shape.aliases, bounds, name));
     if (shape.directives > bounds.maxDirectives) errors.push(limitError("directives", shape.directives, bounds, name));
+    if (shape.fields > bounds.maxFields) errors.push(limitError("fields", shape.fields, bounds, name));
   }
   return errors;
 }

@@ -197,6 +197,23 @@ describe("GraphQL query limits", () => {
     expect((await send(`{ ${fields(10)} }`)).body.errors).toBeUndefined();
   });
 
+  it("refuses fragments that each spread the one before twice, 300 tokens making 2^30 fields, with QUERY_TOO_MANY_FIELDS at once", async () => {
+    const fanOut = (levels: number, width: number) =>
+      `{ courses(first: 1) { nodes { ...F${levels} } } } fragment F0 on Course { ${"databaseId ".repeat(width)}} ${Array.from(
+        { length: levels },
+        (_, i) => `fragment F${i + 1} on Course { ...F${i} ...F${i} }`,
+      ).join(" ")}`;
+    t.statements.length = 0;
+    const started = Date.now();
+    // 2 fields above the first fragment, then 2^30 written out.
+    expect(await send(fanOut(30, 1))).toEqual(refusal("QUERY_TOO_MANY_FIELDS", { fields: 2 + 2 ** 30, maxFields: 2_000 }));
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(t.statements).toEqual([]);
+    // 2 + 2^5 × 62 = 1,986 runs; 2 + 2^5 × 63 = 2,018 does not.
+    expect((await send(fanOut(5, 62))).body.errors).toBeUndefined();
+    expect(await send(fanOut(5, 63))).toEqual(refusal("QUERY_TOO_MANY_FIELDS", { fields: 2_018, maxFields: 2_000 }));
+  });
+
   it("refuses 1,001 tokens with QUERY_TOO_MANY_TOKENS, counting all of them, and accepts 1,000 (comments are not tokens)", async () => {
     // 13 tokens, 14 with `__typename`, and 2 for each spread of F (a field repeated a thousand times would
     // meet graphql-js's own budget for comparing fields).

@@ -73,6 +73,9 @@ function withDocumentId(params: GraphQLParams & { documentId?: unknown }, reques
   let documentId = params.documentId;
   if (documentId === undefined && request.method === "GET") documentId = new URL(request.url).searchParams.get("documentId") ?? undefined;
   if (documentId === undefined || documentId === null) return params;
+  if (params.extensions != null && (typeof params.extensions !== "object" || Array.isArray(params.extensions))) {
+    throw refusal("extensions must be a JSON object", "BAD_REQUEST");
+  }
   const hash = typeof documentId === "string" ? DOCUMENT_ID.exec(documentId)?.[1] : undefined;
   if (!hash) throw refusal("documentId must be sha256: followed by the document's SHA-256 in 64 lowercase hex digits", "BAD_REQUEST");
   if (typeof params.query === "string") throw refusal("send either documentId or query, not both", "BAD_REQUEST");
@@ -91,8 +94,9 @@ const useDocumentId: Plugin = {
     if (!requestParser) return;
     setRequestParser(async (request) => {
       const parsed = await requestParser(request);
-      if (!Array.isArray(parsed) && "status" in parsed) return parsed; // an answer already made, not parameters
-      return Array.isArray(parsed) ? parsed.map((params) => withDocumentId(params, request)) : withDocumentId(parsed, request);
+      // A batch (which yoga refuses), a body that is not an object, or an answer already made go on as they are.
+      if (Array.isArray(parsed) || typeof parsed !== "object" || parsed === null || "status" in parsed) return parsed;
+      return withDocumentId(parsed, request);
     });
   },
 };
@@ -133,9 +137,10 @@ export function usePersistedDocuments(options: PersistedDocumentsOptions = {}): 
 }
 
 /**
- * The two usual forms of a trusted documents file: a JSON object of hash →
- * text (GraphQL Codegen's `persisted-documents.json`), or Apollo's persisted
- * query manifest.
+ * The usual forms of a trusted documents file: a JSON object of hash → text
+ * (relay-compiler's `persisted.json`, with bare hex keys; GraphQL Codegen's
+ * client preset's `persisted-documents.json`, with `sha256:<hex>` keys), or
+ * Apollo's persisted query manifest.
  */
 const HashToText = z.record(z.string(), z.string());
 const ApolloManifest = z.object({
@@ -170,9 +175,11 @@ export function readTrustedDocuments(file: string, schema: GraphQLSchema, bounds
   if (!entries) throw fail("must be a JSON object of SHA-256 hash → document, or an Apollo persisted query manifest (version 1)");
   if (entries.length === 0) throw fail("holds no document");
   const documents = new Map<string, string>();
-  for (const [hash, text] of entries) {
-    const entry = `entry ${JSON.stringify(hash.slice(0, 80))}`;
-    if (!/^[0-9a-f]{64}$/.test(hash)) throw fail(`${entry}: the key must be a lowercase hex SHA-256 hash`);
+  for (const [key, text] of entries) {
+    const entry = `entry ${JSON.stringify(key.slice(0, 80))}`;
+    // GraphQL Codegen's client preset writes its keys as document ids (`sha256:<hex>`), Relay's compiler as bare hex.
+    const hash = DOCUMENT_ID.exec(key)?.[1];
+    if (!hash) throw fail(`${entry}: the key must be a lowercase hex SHA-256 hash, alone or after sha256:`);
     if (sha256Hex(text) !== hash) throw fail(`${entry}: the hash is not the SHA-256 of its document`);
     let problems: string[];
     try {

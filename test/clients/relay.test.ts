@@ -164,7 +164,7 @@ describe("relay-compiler's output", () => {
     for (const [hash, text] of entries) {
       expect(sha256Hex(text)).toBe(hash);
       const [shape] = [...measureOperations(schema, parse(text)).values()];
-      // Room to spare: half of each bound at most (docs/graphql.md lists the measures).
+      // Room to spare: half of each bound at most (the README lists the measures).
       expect(shape!.depth).toBeLessThanOrEqual(DOCUMENT_BOUNDS.maxDepth / 2 + 1);
       expect(shape!.aliases).toBeLessThanOrEqual(DOCUMENT_BOUNDS.maxAliases / 2);
       expect(shape!.directives).toBeLessThanOrEqual(DOCUMENT_BOUNDS.maxDirectives / 2);

@@ -276,6 +276,7 @@ describe("documentId (GraphQL over HTTP's persisted documents)", () => {
       { documentId: `sha256:${SCHOOLS_HASH}`, extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex("x") } } },
       "documentId and extensions.persistedQuery name different documents",
     ],
+    [{ documentId: `sha256:${SCHOOLS_HASH}`, extensions: "x" }, "extensions must be a JSON object"],
   ])("refuses %j with a 400 in GraphQL's shape, in both modes", async (body, message) => {
     for (const gateway of [apq, trustedGateway]) {
       const answer = await post(gateway.base, body);
@@ -405,6 +406,8 @@ describe("readTrustedDocuments", () => {
 
   it("reads GraphQL Codegen's hash → document map and Apollo's persisted query manifest", () => {
     expect(readTrustedDocuments(write("map.json", { [SCHOOLS_HASH]: text }), schema)).toEqual(new Map([[SCHOOLS_HASH, text]]));
+    // GraphQL Codegen's client preset writes its keys as document ids.
+    expect(readTrustedDocuments(write("ids.json", { [`sha256:${SCHOOLS_HASH}`]: text }), schema)).toEqual(new Map([[SCHOOLS_HASH, text]]));
     const manifest = {
       format: "apollo-persisted-query-manifest",
       version: 1,
@@ -419,6 +422,7 @@ describe("readTrustedDocuments", () => {
     ["list.json", ["a"], "must be a JSON object of SHA-256 hash → document"],
     ["empty.json", {}, "holds no document"],
     ["short.json", { abc: text }, 'entry "abc": the key must be a lowercase hex SHA-256 hash'],
+    ["md5.json", { [`md5:${"0".repeat(32)}`]: text }, "the key must be a lowercase hex SHA-256 hash, alone or after sha256:"],
     ["other.json", { [sha256Hex("x")]: text }, "the hash is not the SHA-256 of its document"],
     ["unknown.json", { [sha256Hex("{ nope }")]: "{ nope }" }, 'Cannot query field "nope" on type "Query"'],
     ["syntax.json", { [sha256Hex("{ nope(")]: "{ nope(" }, "Syntax Error"],

@@ -86,7 +86,7 @@ function withDocumentId(params: GraphQLParams & { documentId?: unknown }, reques
   return { ...rest, extensions: { ...params.extensions, persistedQuery: { version: 1, sha256Hash: hash } } };
 }
 
-const refusal = (message: string, code: string) => new GraphQLError(message, { extensions: { code, http: { status: 400 } } });
+const refusal = (message: string, code: string) => new GraphQLError(message, badRequest(message, code));
 
 /** Reads `documentId` (GET and POST) into the persisted query hash before either mode sees the request. */
 const useDocumentId: Plugin = {

@@ -1,7 +1,7 @@
 /**
  * `useQueryLimits`: bounds on what one GraphQL request may ask for, checked
  * before any resolver runs: the document's tokens as it is parsed, its depth,
- * aliases and directives as it is validated (src/schema/document-limits.ts,
+ * aliases, directives and fields as it is validated (src/schema/document-limits.ts,
  * where each bound is measured against what Relay, Apollo Client and urql
  * send), and its cost with its variables by `useQueryCost`. The REST and MCP
  * operations are fixed documents executed directly and are not subject to
@@ -18,8 +18,8 @@
  *
  * Each refusal is a 400 with its own `extensions.code` (QUERY_TOO_MANY_TOKENS,
  * QUERY_TOO_DEEP, QUERY_TOO_MANY_ALIASES, QUERY_TOO_MANY_DIRECTIVES,
- * QUERY_TOO_MANY_FIELDS,
- * QUERY_TOO_COSTLY), the measure found and the bound (docs/contract.md §8).
+ * QUERY_TOO_MANY_FIELDS, QUERY_TOO_COSTLY), the measure found and the bound
+ * (docs/contract.md §8).
  * Errors say no "did you mean": the schema is public through introspection
  * anyway, but suggestions let a client probe without it.
  */

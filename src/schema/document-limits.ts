@@ -1,7 +1,7 @@
 /**
  * The shape of a GraphQL document, measured before anything runs, and the
- * bounds it must keep: depth, aliases, directives (per operation, fragments
- * flattened) and tokens (of the whole text). `useQueryLimits` checks every
+ * bounds it must keep: depth, aliases, directives and fields (per operation,
+ * fragments written out) and tokens (of the whole text). `useQueryLimits` checks every
  * `/graphql` request with them, and `readTrustedDocuments` every trusted
  * document at start, so a document is refused by the same rule in both
  * places. The cost of a request, which depends on its variables, is the
@@ -12,7 +12,7 @@
  * Relay connection (`edges`, the `node` of an edge, `nodes`, `pageInfo`)
  * add no level, so `universities { edges { node { courses { edges { node {
  * university { code } } } } } } }`, Relay's only way to write a list inside
- * a list, is as deep as `universities { courses { university { code } } } }`:
+ * a list, is as deep as `universities { courses { university { code } } }`:
  * 4. Introspection (`__schema`, `__type`) is not counted.
  */
 import {
@@ -43,9 +43,9 @@ export interface DocumentBounds {
   /**
    * Most field selections in one operation with its fragments written out
    * (a fragment spread twice counts twice): what a walk of the document that
-   * does not remember fragments visits, as the cost's does. A few hundred
-   * tokens of fragments that each spread the one before twice would
-   * otherwise make a billion.
+   * does not remember fragments visits, as graphql-jit's compilation does. A
+   * few hundred tokens of fragments that each spread the one before twice
+   * would otherwise make a billion.
    */
   maxFields: number;
   /** Most tokens in one document (comments are not tokens). */

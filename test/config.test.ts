@@ -172,9 +172,9 @@ describe("npm start with a bad configuration", () => {
   const tmp = tempDir("config-");
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-  it("prints one line naming the variable and exits 2, before it creates DATA_DIR", async () => {
-    const dataDir = join(tmp, "data");
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: "-5" };
+  /** Runs `npm start`'s entry with these variables and the embedded database's DATA_DIR; what it printed and its exit code. */
+  async function start(variables: Record<string, string>): Promise<{ stdout: string; stderr: string; code: unknown }> {
+    const env: NodeJS.ProcessEnv = { ...process.env, ...variables };
     delete env.DATABASE_URL;
     const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -182,6 +182,12 @@ describe("npm start with a bad configuration", () => {
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
     const code = await new Promise((resolve) => child.on("close", resolve));
+    return { stdout, stderr, code };
+  }
+
+  it("prints one line naming the variable and exits 2, before it creates DATA_DIR", async () => {
+    const dataDir = join(tmp, "data");
+    const { stdout, stderr, code } = await start({ DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: "-5" });
     expect(stderr).toBe("npm start: invalid configuration: RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1,000,000 (default 60)\n");
     expect(stdout).toBe("");
     expect(code).toBe(2);
@@ -192,12 +198,7 @@ describe("npm start with a bad configuration", () => {
     const dataDir = join(tmp, "data");
     const file = join(tmp, "trusted.json");
     writeFileSync(file, JSON.stringify({ [createHash("sha256").update("{ nope }").digest("hex")]: "{ nope }" }));
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, TRUSTED_DOCUMENTS: file };
-    delete env.DATABASE_URL;
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (d) => (stderr += d));
-    const code = await new Promise((resolve) => child.on("close", resolve));
+    const { stderr, code } = await start({ DATA_DIR: dataDir, TRUSTED_DOCUMENTS: file });
     expect(stderr).toMatch(
       new RegExp(`^npm start: TRUSTED_DOCUMENTS ${file}: entry "[0-9a-f]{64}": Cannot query field "nope" on type "Query".*\\n$`),
     );
@@ -213,12 +214,7 @@ describe("npm start with a bad configuration", () => {
     const hash = createHash("sha256").update(deep).digest("hex");
     const fine = "{ universities(first: 1) { edges { node { code } } } }";
     writeFileSync(file, JSON.stringify({ [createHash("sha256").update(fine).digest("hex")]: fine, [hash]: deep }));
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, TRUSTED_DOCUMENTS: file };
-    delete env.DATABASE_URL;
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (d) => (stderr += d));
-    const code = await new Promise((resolve) => child.on("close", resolve));
+    const { stderr, code } = await start({ DATA_DIR: dataDir, TRUSTED_DOCUMENTS: file });
     expect(stderr).toBe(
       `npm start: TRUSTED_DOCUMENTS ${file}: entry "${hash}": QUERY_TOO_DEEP: Operation Deep is nested 12 levels deep; at most 7 are allowed (connection edges, node, nodes and pageInfo add none)\n`,
     );

@@ -17,41 +17,15 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { readTrustedDocuments } from "../../src/plugins/persisted-documents.js";
 import { schema } from "../../src/schema/index.js";
 import { tempDir } from "../support/temp.js";
+import { COURSE_ROW, HOME } from "./documents.js";
 import { type DemoService, demoService, type Exchange } from "./served.js";
 
-/** A page of a Codegen app: a fragment and the query that spreads it, a list inside a list. */
+/** A page of a Codegen app: the fragment and the home page that spreads it, one `graphql()` call each. */
 const PAGE = `import { graphql } from "../gql";
 
-export const CourseRow = graphql(\`
-  fragment CourseRow on Course {
-    id
-    courseNameChinese
-    university {
-      id
-      code
-    }
-  }
-\`);
+export const CourseRow = graphql(\`${COURSE_ROW}\`);
 
-export const Home = graphql(\`
-  query CodegenHome($schools: Int!, $courses: Int!) {
-    universities(first: $schools) {
-      edges {
-        node {
-          id
-          code
-          courses(first: $courses) {
-            edges {
-              node {
-                ...CourseRow
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-\`);
+export const Home = graphql(\`${HOME}\`);
 `;
 
 let dir: string;

@@ -15,63 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DOCUMENT_BOUNDS, countTokens, measureOperations } from "../../src/schema/document-limits.js";
 import { schema } from "../../src/schema/index.js";
 import type { ListeningGateway } from "../support/socket.js";
+import { COURSE_ROW, HOME, SCHOOL_COURSES } from "./documents.js";
 import { type DemoService, demoService, type Exchange } from "./served.js";
-
-/** The page's documents, as both teams write them. */
-const COURSE_ROW = `
-  fragment CourseRow on Course {
-    id
-    courseNameChinese
-    semester
-    university {
-      id
-      code
-    }
-  }
-`;
-const HOME = `
-  query Home($schools: Int!, $courses: Int!) {
-    universities(first: $schools) {
-      edges {
-        node {
-          id
-          code
-          courses(first: $courses) {
-            totalCount
-            edges {
-              node {
-                ...CourseRow
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-  ${COURSE_ROW}
-`;
-const SCHOOL_COURSES = `
-  query SchoolCourses($ref: String!, $first: Int!, $after: String) {
-    university(ref: $ref) {
-      id
-      nameZh
-      courses(first: $first, after: $after) {
-        totalCount
-        edges {
-          cursor
-          node {
-            ...CourseRow
-          }
-        }
-        pageInfo {
-          endCursor
-          hasNextPage
-        }
-      }
-    }
-  }
-  ${COURSE_ROW}
-`;
 
 let service: DemoService;
 let gateway: ListeningGateway;
@@ -118,7 +63,7 @@ describe("Apollo Client with relayStylePagination", () => {
   });
 
   it("a list inside a list, with fragments, in one request", async () => {
-    const { data, error } = await client.query({ query: apolloGql(HOME), variables: { schools: 3, courses: 2 } });
+    const { data, error } = await client.query({ query: apolloGql(`${HOME}${COURSE_ROW}`), variables: { schools: 3, courses: 2 } });
     expect(error).toBeUndefined();
     const schools = (data as any).universities.edges;
     expect(schools).toHaveLength(3);
@@ -129,7 +74,7 @@ describe("Apollo Client with relayStylePagination", () => {
   });
 
   it("two pages of a school's courses, merged in the normalized cache", async () => {
-    const query = apolloGql(SCHOOL_COURSES);
+    const query = apolloGql(`${SCHOOL_COURSES}${COURSE_ROW}`);
     const watched = client.watchQuery({ query, variables: { ref: "NTU", first: 3 } });
     const first = await watched.refetch();
     const pageInfo = (first.data as any).university.courses.pageInfo;
@@ -182,7 +127,9 @@ describe("urql with Graphcache's relayPagination", () => {
     });
 
   it("a list inside a list, with fragments, in one request", async () => {
-    const result = await urql().query(urqlGql(HOME), { schools: 3, courses: 2 }).toPromise();
+    const result = await urql()
+      .query(urqlGql(`${HOME}${COURSE_ROW}`), { schools: 3, courses: 2 })
+      .toPromise();
     expect(result.error).toBeUndefined();
     for (const { node } of result.data.universities.edges) {
       for (const { node: course } of node.courses.edges) expect(course.university.code).toBe(node.code);
@@ -190,7 +137,7 @@ describe("urql with Graphcache's relayPagination", () => {
   });
 
   it("two pages of a school's courses, merged by the cache", async () => {
-    const query = urqlGql(SCHOOL_COURSES);
+    const query = urqlGql(`${SCHOOL_COURSES}${COURSE_ROW}`);
     const client = urql();
     const first = await client.query(query, { ref: "NTU", first: 3 }).toPromise();
     expect(first.error).toBeUndefined();

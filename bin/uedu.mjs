@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { tooOld } from "../scripts/node-version.mjs";
 
 const ENTRIES = {
   start: "main",
@@ -32,6 +33,11 @@ const entry = ENTRIES[command ?? ""];
 if (!entry) {
   process.stderr.write(`uedu: ${command ? `unknown command ${JSON.stringify(command)}` : "give a command"}\n${USAGE}\n`);
   process.exit(2);
+}
+const old = tooOld(process.version);
+if (old) {
+  process.stderr.write(`uedu ${command}: ${old}\n`);
+  process.exit(1);
 }
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const built = join(root, "dist", "src", `${entry}.js`);

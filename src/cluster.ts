@@ -24,7 +24,16 @@ import { AggregatorRegistry } from "prom-client";
 import { RateLimiterClusterMaster } from "rate-limiter-flexible";
 import type { Config } from "./config.js";
 import { CLUSTER_METRICS, type MetricsRequest } from "./observe/metrics.js";
-import { announce, developmentKey, openForGateway, prepare, printDevelopmentKey, START_FAILED } from "./serve.js";
+import {
+  announce,
+  developmentKey,
+  LISTENING,
+  type Listening,
+  openForGateway,
+  prepare,
+  printDevelopmentKey,
+  START_FAILED,
+} from "./serve.js";
 
 /** A worker that dies sooner than this after its start waits before it is replaced (no crash loop at full speed). */
 const STEADY_MS = 5_000;
@@ -56,7 +65,18 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
     if (!stopping) started.set(cluster.fork(), Date.now());
   };
 
-  cluster.on("message", (worker, message: MetricsRequest | { type: typeof START_FAILED; message: string }) => {
+  /** A worker listens: once all do, the start is announced with the ports they got. */
+  const listened = (worker: Worker, at: Listening) => {
+    listening.add(worker);
+    if (listening.size !== config.webConcurrency) return;
+    announce(config, at);
+    console.log(`Workers:   ${config.webConcurrency}`);
+    if (newKey) printDevelopmentKey(config, at, newKey);
+    newKey = undefined;
+  };
+  type WorkerMessage = MetricsRequest | { type: typeof START_FAILED; message: string } | { type: typeof LISTENING; at: Listening };
+  cluster.on("message", (worker, message: WorkerMessage) => {
+    if (message?.type === LISTENING) return listened(worker, message.at);
     // A worker that cannot listen (a port in use): every other would fail alike. Said once; the start ends with 1.
     if (message?.type === START_FAILED) {
       if (!failed) process.stderr.write(`npm start: ${message.message}\n`);
@@ -69,14 +89,6 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
       (text) => worker.send({ type: CLUSTER_METRICS, id: message.id, text }),
       (error: unknown) => worker.send({ type: CLUSTER_METRICS, id: message.id, error: String(error) }),
     );
-  });
-  cluster.on("listening", (worker) => {
-    listening.add(worker);
-    if (listening.size !== config.webConcurrency) return;
-    announce(config);
-    console.log(`Workers:   ${config.webConcurrency}`);
-    if (newKey) printDevelopmentKey(config, newKey);
-    newKey = undefined;
   });
   const codes: (number | null)[] = [];
   cluster.on("exit", (worker, code, signal) => {

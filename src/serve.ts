@@ -6,6 +6,7 @@
  * worker of WEB_CONCURRENCY (src/cluster.ts).
  */
 import cluster from "node:cluster";
+import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { AnswerCache } from "./cache/answers.js";
 import { SharedAnswers } from "./cache/shared-answers.js";
@@ -15,7 +16,7 @@ import { createReadClient } from "./db/client.js";
 import { SnapshotStore } from "./environment/stored.js";
 import type { Database } from "./db/driver.js";
 import { EmbeddedServerError } from "./db/cluster-dir.js";
-import { migrate } from "./db/migrate.js";
+import { MigrationChangedError, migrate } from "./db/migrate.js";
 import { ReadRouter } from "./db/replicas.js";
 import { demoExportChunks } from "./demo/index.js";
 import { importExport } from "./import/apply.js";
@@ -37,24 +38,39 @@ import { createGateway } from "./server.js";
 
 /** What a worker of WEB_CONCURRENCY tells the primary when it cannot listen (src/cluster.ts): the start has failed. */
 export const START_FAILED = "uedu:start-failed";
+/** What a worker of WEB_CONCURRENCY tells the primary once it listens, with the ports it got. */
+export const LISTENING = "uedu:listening";
 
-/** The address the gateway listens on, as a URL. */
-const baseUrl = (config: Config) => `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
+/** The ports the gateway got (with PORT=0 or METRICS_PORT=0, not the ones asked for). */
+export interface Listening {
+  port: number;
+  /** The metrics listener's, when METRICS_PORT is set. */
+  metricsPort?: number | undefined;
+}
+
+/** An address the gateway listens on, as a URL. */
+const baseUrl = (config: Config, port: number) => `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
 
 /** Says on standard output where the gateway is (once it listens). */
-export function announce(config: Config): void {
-  const base = baseUrl(config);
+export function announce(config: Config, at: Listening): void {
+  const base = baseUrl(config, at.port);
   console.log(`GraphiQL:  ${base}/graphql`);
   console.log(`REST root: ${base}/api/v1`);
-  console.log(`Metrics:   ${config.metricsPort === undefined ? base : base.replace(/:\d+$/, `:${config.metricsPort}`)}/metrics`);
+  console.log(`Metrics:   ${at.metricsPort === undefined ? base : baseUrl(config, at.metricsPort)}/metrics`);
 }
 
 /**
  * Applies pending migrations and, into a database without any university,
- * imports the demo data; says whether it did.
+ * imports the demo data; says whether it did. An applied migration since
+ * edited ends the start in one line, exit 1.
  */
 export async function prepare(db: Database, log: Logger): Promise<boolean> {
-  const applied = await migrate(db);
+  const applied = await migrate(db).catch(async (error: unknown) => {
+    if (!(error instanceof MigrationChangedError)) throw error;
+    process.stderr.write(`npm start: ${error.message}\n`);
+    await db.close().catch(() => undefined);
+    return process.exit(1);
+  });
   if (applied.length) log.info({ applied }, "applied migrations");
   const [{ count }] = (await db.query<{ count: string }>("SELECT count(*)::text AS count FROM university")) as [{ count: string }];
   if (count !== "0") return false;
@@ -98,9 +114,9 @@ export async function developmentKey(db: Database): Promise<string | undefined> 
 }
 
 /** Prints the development key, once, with a request that uses it. */
-export function printDevelopmentKey(config: Config, key: string): void {
+export function printDevelopmentKey(config: Config, at: Listening, key: string): void {
   console.log(`\nA development key was created. It is shown this once; keep it:\n\n  ${key}\n`);
-  console.log(`  curl -H "Authorization: Bearer ${key}" ${baseUrl(config)}/api/v1/universities\n`);
+  console.log(`  curl -H "Authorization: Bearer ${key}" ${baseUrl(config, at.port)}/api/v1/universities\n`);
 }
 
 /** What `serve` is given beside the configuration, read once by src/main.ts. */
@@ -217,10 +233,13 @@ export async function serve(config: Config, log: Logger, options: ServeOptions =
     else process.stderr.write(`npm start: ${error.message}\n`);
     process.exit(1);
   }
-  // Workers of WEB_CONCURRENCY: the primary says where the gateway is, once.
-  if (!cluster.isWorker) {
-    announce(config);
-    if (newKey) printDevelopmentKey(config, newKey);
+  const at: Listening = { port: (server.address() as AddressInfo).port };
+  if (metricsServer) at.metricsPort = (metricsServer.address() as AddressInfo).port;
+  // Workers of WEB_CONCURRENCY tell the primary, which says where the gateway is, once.
+  if (cluster.isWorker) process.send?.({ type: LISTENING, at });
+  else {
+    announce(config, at);
+    if (newKey) printDevelopmentKey(config, at, newKey);
   }
 
   /**

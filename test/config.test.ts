@@ -222,3 +222,44 @@ describe("npm start with a bad configuration", () => {
     expect(existsSync(dataDir)).toBe(false);
   });
 });
+
+describe("npm start on a Node.js older than it runs on", () => {
+  it("says so in one line and exits 1, before anything else runs", async () => {
+    const tmp = tempDir("old-node-");
+    try {
+      // Node 18 as far as the processes npm start runs can tell (npm itself warns, as it would).
+      const preload = join(tmp, "node-18.mjs");
+      writeFileSync(preload, `Object.defineProperty(process, "version", { value: "v18.20.4" });\n`);
+      const dataDir = join(tmp, "data");
+      const child = spawn("npm", ["start", "--silent"], {
+        cwd: ROOT,
+        env: { ...process.env, NODE_OPTIONS: `--import=${preload}`, DATA_DIR: dataDir, DATABASE_URL: "" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      const code = await new Promise((resolve) => child.on("close", resolve));
+      expect(stderr.split("\n").filter((line) => line.startsWith("npm start:"))).toEqual([
+        "npm start: Node.js v18.20.4 is too old: this service needs Node.js 20.19.0 or later (its tests run on 20, 24 and 26)",
+      ]);
+      expect(stderr).not.toMatch(/\n\s+at /);
+      expect(stdout).toBe("");
+      expect(code).toBe(1);
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it("lets every release from the oldest on run, and says engines is what it checks", async () => {
+    const script = new URL("../scripts/node-version.mjs", import.meta.url).href;
+    const { tooOld, OLDEST } = (await import(script)) as { tooOld(version: string): string | undefined; OLDEST: number[] };
+    for (const version of ["v20.19.0", "v20.20.2", "v22.0.0", "v24.21.0", "v26.12.1", "v30.0.0"])
+      expect(tooOld(version), version).toBeUndefined();
+    for (const version of ["v20.18.3", "v18.20.4", "v16.0.0"]) expect(tooOld(version), version).toMatch(/too old/);
+    const { engines } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+    expect(engines.node).toMatch(new RegExp(`^\\^${OLDEST.join("\\.")} `));
+  });
+});

@@ -48,6 +48,16 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
 // Any constant works: it only has to be the same for every gateway process.
 const LOCK_KEY = 727_001;
 
+/** An applied migration's file differs from what was applied: nothing is applied, and the message says what to do. */
+export class MigrationChangedError extends Error {
+  constructor(readonly migration: string) {
+    super(
+      `migration ${migration} was changed after it was applied (checksum differs): put prisma/migrations/${migration}/migration.sql back as it was applied (git log -p shows it), and make the change a new migration`,
+    );
+    this.name = "MigrationChangedError";
+  }
+}
+
 /**
  * Applies every pending migration, all in one transaction: either all of them
  * are applied or none is. Concurrent
@@ -68,7 +78,7 @@ export async function migrate(db: Pick<Database, "transaction">, migrations = re
       const checksum = applied.get(m.name);
       if (checksum !== undefined) {
         if (checksum !== m.checksum) {
-          throw new Error(`migration ${m.name} was changed after it was applied (checksum differs)`);
+          throw new MigrationChangedError(m.name);
         }
         continue;
       }

@@ -4,8 +4,9 @@
  * the running gateway's REST API at UEDU_API_BASE_URL with UEDU_API_KEY, so
  * calls count against that key's limits like any other.
  */
-import { Server } from "@modelcontextprotocol/server";
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { PassThrough } from "node:stream";
+import { type JSONRPCMessage, Server } from "@modelcontextprotocol/server";
+import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Answer } from "../../rest/api.js";
 import { loadOperations } from "../../rest/operations.js";
 import type { RawArgs } from "../../rest/params.js";
@@ -44,16 +45,87 @@ async function callGateway(route: Route, args: RawArgs): Promise<Answer> {
     route.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(String(args[name] ?? ""))) +
     (query.size ? `?${query}` : "");
   try {
-    const response = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: "application/json" } });
+    const response = await fetch(url, {
+      headers: { authorization: `Bearer ${key}`, accept: "application/json" },
+      signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+    });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   } catch (error) {
     return { status: 502, body: { success: false, error: `gateway unreachable at ${base}: ${(error as Error).message}` } };
   }
 }
 
+/** How long a call waits for the gateway, and the end of input for the answers still owed. */
+const ANSWER_WITHIN_MS = 30_000;
+
+/**
+ * The stdio transport, fed standard input through a stream that ends only
+ * once every request already read is answered. The SDK's transport closes
+ * the session when its input ends and drops the calls in flight; closing
+ * input ends the session here too (the MCP stdio binding), but after the
+ * answers it owes, so `printf '…' | npm run mcp:stdio` prints every answer.
+ */
+class AnsweringStdio extends StdioServerTransport {
+  readonly #input: PassThrough;
+  /** Ids of the requests read and not yet answered. */
+  readonly #owed = new Set<string | number>();
+  #ended = false;
+
+  constructor() {
+    const input = new PassThrough();
+    super(input, process.stdout);
+    this.#input = input;
+    let partial = "";
+    process.stdin.setEncoding("utf8");
+    process.stdin.on("data", (chunk: string) => {
+      const lines = (partial + chunk).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) this.#note(line);
+      input.write(chunk);
+    });
+    const end = () => {
+      if (this.#ended) return;
+      this.#note(partial);
+      this.#ended = true;
+      this.#settle();
+      setTimeout(() => input.end(), ANSWER_WITHIN_MS).unref();
+    };
+    process.stdin.on("end", end);
+    process.stdin.on("error", end);
+  }
+
+  /** Remembers the id of a request (a message with a method and an id); the transport parses it again. */
+  #note(line: string): void {
+    try {
+      const message = JSON.parse(line) as { method?: unknown; id?: unknown };
+      if (typeof message.method === "string" && (typeof message.id === "string" || typeof message.id === "number")) {
+        this.#owed.add(message.id);
+      }
+    } catch {
+      // Not JSON: the transport answers it with its parse error.
+    }
+  }
+
+  /** Ends the transport's input once input has ended and nothing is owed. */
+  #settle(): void {
+    if (this.#ended && this.#owed.size === 0) this.#input.end();
+  }
+
+  override async send(message: JSONRPCMessage): Promise<void> {
+    await super.send(message);
+    if (!("method" in message) && "id" in message && message.id !== undefined && message.id !== null) {
+      this.#owed.delete(message.id);
+      this.#settle();
+    }
+  }
+}
+
 // One server per connection, of whichever era the client opens with (2025 `initialize` or 2026 `server/discover`).
-serveStdio(() => {
-  const server = new Server(SERVER_INFO, SERVER_OPTIONS);
-  serveTools(server, ROUTES, schemas, callGateway);
-  return server;
-});
+serveStdio(
+  () => {
+    const server = new Server(SERVER_INFO, SERVER_OPTIONS);
+    serveTools(server, ROUTES, schemas, callGateway);
+    return server;
+  },
+  { transport: new AnsweringStdio() },
+);

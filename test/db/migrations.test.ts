@@ -14,6 +14,7 @@ import { MIGRATIONS_DIR, type Migration, migrate, pendingMigrations, readMigrati
 import * as enums from "../../src/generated/prisma/enums.js";
 import { getDatamodel } from "../../src/generated/pothos-types.js";
 import { freshDatabase, freshEmbedded } from "../support/databases.js";
+import { startGateway } from "../support/gateway-process.js";
 
 const FILES = readdirSync(MIGRATIONS_DIR).sort();
 const NAMES = readMigrations().map((m) => m.name);
@@ -82,6 +83,20 @@ describe.each([
     await expect(migrate(db, next)).rejects.toThrow("migration 20261122000000_init was changed after it was applied (checksum differs)");
     expect(await tableExists(db, "probe_b")).toBe(false);
   });
+
+  it("ends npm start in one line, exit 1, when an applied migration was edited since", async () => {
+    const edited = await freshDatabase();
+    try {
+      await edited.query(`UPDATE "_prisma_migrations" SET checksum = $1 WHERE migration_name = $2`, ["0".repeat(64), NAMES[0]]);
+      const gateway = await startGateway("edited migration", { DATABASE_URL: edited.url });
+      expect(await gateway.exited).toBe(1);
+      expect(gateway.output()).toBe(
+        `npm start: migration ${NAMES[0]} was changed after it was applied (checksum differs): put prisma/migrations/${NAMES[0]}/migration.sql back as it was applied (git log -p shows it), and make the change a new migration\n`,
+      );
+    } finally {
+      await edited.close();
+    }
+  }, 60_000);
 
   it("rolls a failing migration back completely", async () => {
     const next = [

@@ -2,6 +2,7 @@
  * `npm run mcp:stdio`: the local MCP server over stdio calls a running
  * gateway's REST API with UEDU_API_KEY, and its answers are the REST bodies.
  */
+import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client as ModernClient } from "@modelcontextprotocol/client";
@@ -84,6 +85,37 @@ describe("MCP over stdio", () => {
     } finally {
       await client.close();
     }
+  }, 60_000);
+
+  it("answers every request it read before its input closed (printf '…' | npm run mcp:stdio), then exits 0", async () => {
+    const lines = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "printf", version: "1" } },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_course", arguments: { course_id: 1 } } },
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "list_universities", arguments: {} } },
+    ];
+    const child = spawn("node_modules/.bin/tsx", ["src/mcp/stdio.ts"], {
+      env: { PATH: process.env.PATH ?? "", UEDU_API_KEY: key, UEDU_API_BASE_URL: base },
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    let stdout = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stdin.end(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    const answers = stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(answers.map((a) => a.id)).toEqual([1, 2, 3]);
+    const twin = await (await fetch(`${base}/api/v1/courses/1`, { headers: { authorization: `Bearer ${key}` } })).json();
+    expect(answers[1].result.structuredContent).toEqual(twin);
+    expect(answers[2].result.structuredContent.success).toBe(true);
+    expect(code).toBe(0);
   }, 60_000);
 
   it("a wrong key comes back as the gateway's 401 body", async () => {

@@ -41,9 +41,12 @@ const workerPids = () =>
 beforeAll(async () => {
   db = await freshDatabase();
   key = (await new KeyStore(db).create({ name: "cluster", owner: "test", perDay: DAY_LIMIT })).key;
-  gateway = await startGateway("cluster", { DATABASE_URL: db.url, WEB_CONCURRENCY: "2", LOG_LEVEL: "info", RESPONSE_CACHE_MS: "0" });
+  // PORT=0: the workers share the port the primary got, and the start announces it.
+  const env = { DATABASE_URL: db.url, WEB_CONCURRENCY: "2", LOG_LEVEL: "info", RESPONSE_CACHE_MS: "0", PORT: "0" };
+  gateway = await startGateway("cluster", env);
   await waitReady(gateway, 180_000);
   expect(gateway.output()).toContain("Workers:   2");
+  expect(gateway.base).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
 }, 240_000);
 
 afterAll(async () => {

@@ -10,8 +10,8 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { freshDatabase } from "../support/databases.js";
-import { type GatewayProcess, request, startGateway, stopAllGateways, stopGateway, waitReady } from "../support/gateway-process.js";
 import { freePorts } from "../support/servers.js";
+import { type GatewayProcess, request, startGateway, stopAllGateways, stopGateway, waitReady } from "../support/gateway-process.js";
 import { parseResponse } from "../support/socket.js";
 
 let gateway: GatewayProcess;
@@ -218,11 +218,14 @@ describe("/metrics", () => {
     expect(await counter(metrics, "gateway_import_rows_total", { section: "universities" })).toBeGreaterThan(0);
   });
 
-  it("with METRICS_PORT, is served on that port alone", async () => {
+  it("with METRICS_PORT, is served on that port alone; with PORT=0, the start announces the port it got", async () => {
     const [port] = await freePorts(1);
-    const second = await startGateway("metrics port", { DATABASE_URL: db.url, METRICS_PORT: String(port) });
+    const second = await startGateway("metrics port", { DATABASE_URL: db.url, PORT: "0", METRICS_PORT: String(port) });
     try {
       await waitReady(second, 120_000);
+      expect(second.base).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+      expect(second.output()).toContain(`GraphiQL:  ${second.base}/graphql\n`);
+      expect(second.output()).toContain(`Metrics:   http://127.0.0.1:${port}/metrics\n`);
       expect((await request(second, "/metrics")).status).toBe(404);
       const own = await fetch(`http://127.0.0.1:${port}/metrics`);
       expect(own.status).toBe(200);

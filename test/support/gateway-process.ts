@@ -21,7 +21,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export interface GatewayProcess {
   name: string;
   child: ChildProcess;
-  base: string;
+  /** Its address; with PORT=0 in its variables, the one its start announced ("" until then). */
+  readonly base: string;
   /** Standard output and error so far. */
   output(): string;
   /** Its WEB_CONCURRENCY (1 when unset). */
@@ -62,10 +63,14 @@ export async function startGateway(name: string, env: Record<string, string>, op
   child.stdout!.on("data", (d) => (output += d));
   child.stderr!.on("data", (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const fixed = `http://127.0.0.1:${listen}`;
   const gateway: GatewayProcess = {
     name,
     child,
-    base: `http://127.0.0.1:${listen}`,
+    // With PORT=0, the address the start announces (empty until it does).
+    get base() {
+      return env.PORT === "0" ? (/^REST root: (\S+)\/api\/v1$/m.exec(output)?.[1] ?? "") : fixed;
+    },
     workers: Number(env.WEB_CONCURRENCY ?? 1),
     output: () => output,
     get alive() {
@@ -87,7 +92,7 @@ export async function waitReady(gateway: GatewayProcess, within = 90_000): Promi
   let ready = false;
   while (Date.now() < deadline) {
     if (!gateway.alive) throw new Error(`${gateway.name} exited before it was ready:\n${gateway.output()}`);
-    if (!ready) {
+    if (!ready && gateway.base) {
       try {
         const response = await fetch(`${gateway.base}/readyz`, { signal: AbortSignal.timeout(2_000) });
         await response.arrayBuffer();

@@ -12,16 +12,33 @@
  * in a world-readable folder, and root in a folder of mode 0700 (root's home
  * on a new cloud machine, which the server's user cannot enter).
  *
+ * The install is offline, from a copy of the npm cache that this run's own
+ * `npm install` filled, in each case's new home: no network after it. The
+ * non-root user and root each install; the second root case links root's
+ * install (see `rootInstall`).
+ *
  * The clone is of this repository with its uncommitted work laid over it,
  * so that the test runs what is being changed; on CI's clean clone it is
  * exactly a clone of `main`. This file runs after the rest of the suite
  * (vitest.config.ts), with the machine to itself: three installs at once
  * would starve the suite's timing tests.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { VARIABLES } from "../src/config.js";
 import { CLUSTER_DIR, postmasterPid, ROOT_HOME } from "../src/db/cluster-dir.js";
@@ -79,6 +96,29 @@ function cloneInto(dir: string): void {
       copyFileSync(from, to);
     } else rmSync(to, { force: true });
   }
+}
+
+const run = promisify(execFile);
+
+/**
+ * The npm cache that this run's own `npm install` filled, as a new home's
+ * `.npm` at `to`, so that the install is offline: the suite needs no network
+ * once `npm install` has run. Its index is copied; its content, hundreds of
+ * megabytes that npm never changes (files named by their hash), is linked,
+ * and stays root's, readable by all (`user` may write only its folders).
+ */
+async function copyNpmCache(to: string, user: ServerUser | undefined): Promise<void> {
+  const cache = execFileSync("npm", ["config", "get", "cache"], { encoding: "utf8", env: newcomerEnv(process.env.HOME ?? "/root") }).trim();
+  const content = join(cache, "_cacache", "content-v2");
+  expect(existsSync(content), `no npm cache at ${cache}: run npm install first`).toBe(true);
+  mkdirSync(join(to, "_cacache"), { recursive: true });
+  for (const entry of readdirSync(join(cache, "_cacache"))) {
+    if (entry !== "content-v2") await run("cp", ["-r", join(cache, "_cacache", entry), join(to, "_cacache", entry)]);
+  }
+  await run("cp", ["-al", content, join(to, "_cacache", "content-v2")]);
+  // Every folder, and every file but the linked content, is the user's.
+  const owner = user && `${user.uid}:${user.gid}`;
+  if (owner) await run("find", [to, "(", "-type", "d", "-o", "-not", "-path", "*/content-v2/*", ")", "-exec", "chown", owner, "{}", "+"]);
 }
 
 interface Run {
@@ -157,31 +197,65 @@ interface Case {
   mode: number;
   /** Whether the cluster must be kept in ROOT_HOME, linked from DATA_DIR/postgres (root, with a folder closed to the server's user). */
   relocated: boolean;
+  /** Installs as the README says and shares it (`publish`), or links the shared install (`reuse`). */
+  install: "own" | "publish" | "reuse";
+}
+
+/**
+ * The root cases' one `npm install`, shared: what root's install writes does
+ * not depend on its folder's mode (root passes every permission check), so
+ * the second root case links the first's `node_modules` and generated code
+ * instead of extracting the same 750 packages again beside it.
+ */
+let sharedInstall!: (repo: string) => void;
+let failedInstall!: (error: unknown) => void;
+const rootInstall = new Promise<string>((resolve, reject) => {
+  sharedInstall = resolve;
+  failedInstall = reject;
+});
+rootInstall.catch(() => undefined);
+
+/** `npm ci` in `repo`, offline, as `user`: it succeeds, and warns of nothing the project can prevent. */
+async function npmInstall(repo: string, env: NodeJS.ProcessEnv, user: ServerUser | undefined): Promise<void> {
+  const installed = await npm(["ci", "--no-audit", "--no-fund", "--offline"], repo, env, user, 420_000);
+  expect(installed.code, installed.output).toBe(0);
+
+  // A clean install: no warning the project can prevent. Every install script is approved or
+  // denied (package.json's allowScripts), Scarf's analytics never run, and what npm may still
+  // warn of is only a dependency's own engines on Node 20 (some declare Node 22.15).
+  const warnings = installed.output.split("\n").filter((line) => /^npm warn/.test(line) && !/^npm warn EBADENGINE/.test(line));
+  expect(warnings, installed.output).toEqual([]);
+  expect(installed.output).not.toMatch(/scarf/i);
+  if (Number(process.versions.node.split(".")[0]) >= 24) expect(installed.output).not.toMatch(/EBADENGINE/);
 }
 
 /** The README's commands in a fresh clone; see the module's comment for what is checked. */
-async function newcomer({ user, mode, relocated }: Case): Promise<void> {
+async function newcomer({ user, mode, relocated, install }: Case): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), "newcomer-"));
   made.push(folder);
   const home = join(folder, "home");
   const repo = join(folder, "gw with spaces");
   mkdirSync(home);
   cloneInto(repo);
-  if (user) {
-    // The npm cache a user who has installed this before would have: root's, copied (the registry need not be reached).
-    const cache = execFileSync("npm", ["config", "get", "cache"], {
-      encoding: "utf8",
-      env: newcomerEnv(process.env.HOME ?? "/root"),
-    }).trim();
-    if (existsSync(cache)) execFileSync("cp", ["-r", cache, join(home, ".npm")]);
-    execFileSync("chown", ["-R", `${user.uid}:${user.gid}`, folder]);
-  }
+  if (user) await run("chown", ["-R", `${user.uid}:${user.gid}`, folder]);
+  await copyNpmCache(join(home, ".npm"), user);
   chmodSync(folder, mode);
   if (user) chownSync(folder, user.uid, user.gid);
   const env = newcomerEnv(home);
 
-  const installed = await npm(["ci", "--no-audit", "--no-fund", "--prefer-offline"], repo, env, user, 420_000);
-  expect(installed.code, installed.output).toBe(0);
+  if (install === "reuse") {
+    const installed = await rootInstall;
+    await run("cp", ["-al", join(installed, "node_modules"), join(repo, "node_modules")]);
+    await run("cp", ["-r", join(installed, "src", "generated"), join(repo, "src", "generated")]);
+  } else {
+    try {
+      await npmInstall(repo, env, user);
+      if (install === "publish") sharedInstall(repo);
+    } catch (error) {
+      if (install === "publish") failedInstall(error);
+      throw error;
+    }
+  }
 
   // The first start: demo data, a development key printed once with a curl line.
   const first = await npmStart(repo, env, user);
@@ -221,13 +295,17 @@ async function newcomer({ user, mode, relocated }: Case): Promise<void> {
 describe.concurrent("the README's `npm install && npm start` on a fresh clone, DATA_DIR unset", () => {
   it(
     "as a non-root user, in a folder of their own",
-    () => newcomer({ user: asRoot ? serverUser() : undefined, mode: 0o700, relocated: false }),
+    () => newcomer({ user: asRoot ? serverUser() : undefined, mode: 0o700, relocated: false, install: "own" }),
     600_000,
   );
-  it.runIf(asRoot)("as root, in a world-readable folder", () => newcomer({ user: undefined, mode: 0o755, relocated: false }), 600_000);
+  it.runIf(asRoot)(
+    "as root, in a world-readable folder",
+    () => newcomer({ user: undefined, mode: 0o755, relocated: false, install: "publish" }),
+    600_000,
+  );
   it.runIf(asRoot)(
     "as root, in a folder of mode 0700 that the server's user cannot enter: the cluster is kept in ROOT_HOME",
-    () => newcomer({ user: undefined, mode: 0o700, relocated: true }),
+    () => newcomer({ user: undefined, mode: 0o700, relocated: true, install: "reuse" }),
     600_000,
   );
 });

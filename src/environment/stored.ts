@@ -9,7 +9,8 @@
  * for; a request whose instant falls in that span reads it
  * (`storedSnapshots`), any other computes as before.
  *
- * A gateway refreshes the table when it starts, when it hears that the data
+ * A gateway refreshes the table when it starts (unless what is stored is
+ * true now: a restart, or another process, keeps it), when it hears that the data
  * changed (the DATA_CHANGED notice), and when the earliest stored snapshot
  * stops being true. Every change of the data empties the table in its own
  * transaction and adds one to `data_version` (src/db/changes.ts); a refresh
@@ -127,7 +128,40 @@ export class SnapshotStore {
    */
   async follow(db: Pick<Database, "listen">): Promise<void> {
     this.listener = await db.listen(DATA_CHANGED, () => void this.trigger());
-    void this.trigger();
+    // A restart, a second process or a worker finds them stored by another: kept until they stop being true.
+    const lasts = await this.storedLasts(this.now()).catch(() => undefined);
+    if (lasts === undefined) void this.trigger();
+    else {
+      this.options.log?.info({ forMs: lasts }, "kept the stored environment snapshots");
+      this.schedule(lasts);
+    }
+  }
+
+  /**
+   * How long what is stored stays true, when it is true now: a snapshot of
+   * every school whose span holds now, and the past days of this data and
+   * of the schools' dates today. Otherwise undefined.
+   */
+  async storedLasts(now: Date): Promise<number | undefined> {
+    const [stored] = await this.db.query<{
+      version: number;
+      days_for: string | null;
+      schools: number;
+      current: number;
+      until: number | null;
+    }>(
+      `SELECT v.version, v.days_for,
+              (SELECT count(*)::int FROM university) AS schools,
+              (SELECT count(*)::int FROM school_snapshot WHERE computed_at <= $1 AND valid_until > $1) AS current,
+              (SELECT (extract(epoch FROM min(valid_until)) * 1000)::float8 FROM school_snapshot) AS until
+         FROM data_version v`,
+      [now.toISOString()],
+    );
+    if (!stored || stored.schools === 0 || stored.current !== stored.schools || stored.until === null) return undefined;
+    const zones = await this.db.query<{ timezone: string }>(`SELECT DISTINCT timezone FROM university`);
+    const dates = [...new Set(zones.map((z) => localDate(now, z.timezone)))].sort().join(" ");
+    if (stored.days_for !== `${stored.version} ${dates}`) return undefined;
+    return stored.until - now.getTime();
   }
 
   /** Starts a refresh, or asks the running one to be followed by another; resolves when they are done. */

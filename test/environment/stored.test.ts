@@ -168,6 +168,34 @@ describe("stored environment snapshots", () => {
     expect(stored.bodies).toEqual(computed.bodies);
   });
 
+  it("are kept by a process that starts while they are true, and computed by one that starts when they are not", async () => {
+    const logged: string[] = [];
+    const log = { info: (_object: object, message: string) => logged.push(message), warn: () => undefined };
+    const start = async (at: Date) => {
+      const store = new SnapshotStore(t.db, prisma, { now: () => at, log });
+      await store.follow(t.db);
+      await store.close(); // waits for a refresh it started
+    };
+    await forget();
+    await start(NOW);
+    expect(logged).toEqual(["stored the environment snapshots"]);
+    const stamps = async () =>
+      (await t.db.query<{ c: string }>(`SELECT computed_at::text AS c FROM school_snapshot ORDER BY 1`)).map((r) => r.c);
+    const first = await stamps();
+    // A second start at the same instant, and one a second later, within every span: nothing computed.
+    await start(NOW);
+    await start(new Date(NOW.getTime() + 1_000));
+    expect(logged.slice(1)).toEqual(["kept the stored environment snapshots", "kept the stored environment snapshots"]);
+    expect(await stamps()).toEqual(first);
+    // The next day, the snapshots and the past days are no longer true: computed again.
+    await start(NEXT_DAY);
+    expect(logged.at(-1)).toBe("stored the environment snapshots");
+    // One school without a snapshot: computed again.
+    await t.db.exec(`DELETE FROM school_snapshot WHERE university_id = (SELECT min(university_id) FROM school_snapshot)`);
+    await start(NEXT_DAY);
+    expect(logged.at(-1)).toBe("stored the environment snapshots");
+  });
+
   it("are refreshed when a change of the data is announced", async () => {
     const store = new SnapshotStore(t.db, prisma, { now: () => NOW });
     await store.follow(t.db);

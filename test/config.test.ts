@@ -2,7 +2,7 @@
  * The configuration is read once, at start, with every variable checked: a
  * bad value is named on one line with what it allows (and never repeated, a
  * connection string may hold a password), and `npm start` exits 2 before it
- * opens or creates anything. The README's table lists every variable.
+ * opens or creates anything. docs/configuration.md lists every variable.
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -161,8 +161,8 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ PORT: "abc", LOG_LEVEL: "loud" })).toThrow(/^invalid configuration: PORT must .*; LOG_LEVEL must [^\n]*$/);
   });
 
-  it("is listed whole in the README's configuration table, with what each variable allows", () => {
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  it("is listed whole in docs/configuration.md's table, with what each variable allows", () => {
+    const readme = readFileSync(join(ROOT, "docs", "configuration.md"), "utf8");
     const rows = new Map([...readme.matchAll(/^\| `([A-Z_]+)` +\| ([^|]*?) +\|/gm)].map((m) => [m[1], m[2]]));
     for (const [name, { allowed }] of Object.entries(VARIABLES)) expect(rows.get(name), name).toBe(allowed);
   });

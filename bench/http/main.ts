@@ -24,7 +24,7 @@ import { benchReport } from "../report.js";
 import { type Case, cases } from "./cases.js";
 import { DATASETS, type DatasetName, type Filled, fillDatabase } from "./datasets.js";
 import { cpuMs, freePorts, type Measured, memoryMiB, resetPeak, serverMiB, startNode } from "./process.js";
-import { growthTable, type Result, summarize, table, writeReadme } from "./results.js";
+import { growthTable, type Result, summarize, table, writeDocs } from "./results.js";
 import { otlpSink } from "./otlp-sink.js";
 import { answer, loadOf, register } from "./load.js";
 import { haveWrk, type Round, wrk } from "./wrk.js";
@@ -32,7 +32,7 @@ import { haveWrk, type Round, wrk } from "./wrk.js";
 const LINE = {
   name: "bench",
   usage: `usage: npm run bench -- [--databases postgres,embedded] [--seconds N] [--rounds N]
-                          [--connections 1,16,64] [--only TEXT] [--quick] [--readme]
+                          [--connections 1,16,64] [--only TEXT] [--quick] [--docs]
 
 Measures the gateway under load (wrk over loopback) beside a bare node:http
 handler running the same SQL and a handler writing the same bytes from
@@ -40,7 +40,7 @@ memory, on PostgreSQL (a new database on TEST_DATABASE_URL's server, default
 postgresql://postgres@127.0.0.1:5432/test) and on the embedded default (a
 DATA_DIR of its own). Prints a table of
 medians over --rounds interleaved rounds of --seconds each (defaults 3 and 1)
-and writes them to artifacts/bench.json; with --readme, also into README.md.
+and writes them to artifacts/bench.json; with --docs, also into docs/performance.md.
 --only keeps the cases whose name contains TEXT (or one of a comma-separated list). --quick runs one round of
 every case, at 16 connections (growth cases at 1 and 16), on PostgreSQL.`,
   options: {
@@ -50,7 +50,7 @@ every case, at 16 connections (growth cases at 1 and 16), on PostgreSQL.`,
     connections: { type: "string", default: "1,16,64" },
     only: { type: "string" },
     quick: { type: "boolean", default: false },
-    readme: { type: "boolean", default: false },
+    docs: { type: "boolean", default: false },
   },
 } satisfies CommandLine;
 const { values } = commandLine(LINE);
@@ -367,5 +367,5 @@ report.say(
 );
 report.say(`\ntraced gateway: ${sink.exports.toLocaleString("en-US")} OTLP exports, ${(sink.bytes / 1e6).toFixed(1)} MB`);
 report.say(`\nmachine: ${machine}\nresults: artifacts/bench.json`);
-if (values.readme) writeReadme("README.md", NOW, machine, results, readFileSync("README.md", "utf8"));
+if (values.docs) writeDocs("docs/performance.md", NOW, machine, results, readFileSync("docs/performance.md", "utf8"));
 await report.finish();

@@ -1,4 +1,4 @@
-/** The bench's results: medians of the rounds, ratios to the baselines, and the table printed and put in the README. */
+/** The bench's results: medians of the rounds, ratios to the baselines, and the tables printed and put in docs/performance.md. */
 import { writeFileSync } from "node:fs";
 import type { Round } from "./wrk.js";
 
@@ -121,9 +121,9 @@ const n = (x: number | undefined, digits = 0) =>
     ? "–"
     : x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-/** Markdown table rows (with the header when asked). */
-export function table(results: Result[], options: { header: boolean }): string {
-  const rows = results.map((r) => [
+/** Each result's cells, in the order of COLUMNS. */
+function cells(results: Result[]): string[][] {
+  return results.map((r) => [
     { postgres: "PG", embedded: "embedded" }[r.database],
     r.dataset,
     r.name,
@@ -148,11 +148,42 @@ export function table(results: Result[], options: { header: boolean }): string {
     n(r.ratios.tracedOverOff, 2),
     n(r.ratios.tracedP50OverOff, 2),
   ]);
-  if (!options.header) return rows.map((cells) => `| ${cells.join(" | ")} |`).join("\n");
-  // Padded as the formatter (Biome) pads Markdown tables, so the README stays formatted.
-  const widths = COLUMNS.map((c, i) => Math.max(3, c.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
-  return [line(COLUMNS), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+/** A Markdown table, padded as the formatter (Biome) pads one, so the page stays formatted. */
+function markdown(header: string[], rows: string[][]): string {
+  const widths = header.map((c, i) => Math.max(3, c.length, ...rows.map((r) => r[i]!.length)));
+  const line = (row: string[]) => `| ${row.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+/** Markdown table rows of every column, for the terminal (with the header when asked). */
+export function table(results: Result[], options: { header: boolean }): string {
+  const rows = cells(results);
+  if (!options.header) return rows.map((row) => `| ${row.join(" | ")} |`).join("\n");
+  return markdown(COLUMNS, rows);
+}
+
+/**
+ * The same results as three tables narrow enough to read as source: the
+ * gateway alone, beside its baselines, and with two workers or traces on.
+ * Each has the case's columns, and only the rows with a value of its own.
+ */
+function docsTables(results: Result[]): string {
+  const KEY = 4;
+  const groups: { title: string; from: number; to: number }[] = [
+    { title: "The gateway", from: KEY, to: 10 },
+    { title: "Beside a bare handler (`bare`, the same SQL without the gateway) and static bytes (`static`)", from: 10, to: 18 },
+    { title: "Two workers (`WEB_CONCURRENCY=2`), and traces on", from: 18, to: COLUMNS.length },
+  ];
+  const rows = cells(results);
+  return groups
+    .map(({ title, from, to }) => {
+      const columns = (row: string[]) => [...row.slice(0, KEY), ...row.slice(from, to)];
+      const kept = rows.filter((row) => row.slice(from, to).some((cell) => cell !== "–"));
+      return `${title}:\n\n${markdown(columns(COLUMNS), kept.map(columns))}`;
+    })
+    .join("\n\n");
 }
 
 /**
@@ -186,22 +217,20 @@ export function growthTable(results: Result[]): string {
         ],
       ];
     });
-  const header = ["case", "c", "against", "small req/s", "small p50 ms", "large req/s", "large p50 ms", "large÷small"];
-  const widths = header.map((c, i) => Math.max(3, c.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
-  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+  return markdown(["case", "c", "against", "small req/s", "small p50 ms", "large req/s", "large p50 ms", "large÷small"], rows);
 }
 
 const START = "<!-- bench:start -->";
 const END = "<!-- bench:end -->";
 
-/** Replaces the README's bench section (between its markers) with this run's table. */
-export function writeReadme(path: string, at: Date, machine: string, results: Result[], readme: string): void {
-  const from = readme.indexOf(START);
-  const to = readme.indexOf(END);
+/** Replaces the bench section of a page (docs/performance.md, between its markers) with this run's tables. */
+export function writeDocs(path: string, at: Date, machine: string, results: Result[], page: string): void {
+  const from = page.indexOf(START);
+  const to = page.indexOf(END);
   if (from < 0 || to < from) throw new Error(`${path} has no ${START} … ${END} section`);
   const section =
-    `${START}\nMeasured by \`npm run bench -- --readme\` on ${at.toISOString().slice(0, 10)}: ${machine}.\n\n${table(results, { header: true })}\n\n` +
-    `Growth: each case on the Taiwan-scale set (\`large\`: 100,000 courses, 2.8 M observations) beside the same case on 1,000 courses (\`courses-1k\`) or, for the environment, on the demo data; the same build, cache off.\n\n${growthTable(results)}\n`;
-  writeFileSync(path, readme.slice(0, from) + section + readme.slice(to));
+    `${START}\nMeasured by \`npm run bench -- --docs\` on ${at.toISOString().slice(0, 10)}: ${machine}.\n\n${docsTables(results)}\n\n` +
+    "Growth: each case on the Taiwan-scale set (`large`: 100,000 courses, 2.8 M observations) beside the same case on 1,000 courses " +
+    `(\`courses-1k\`) or, for the environment, on the demo data; the same build, cache off.\n\n${growthTable(results)}\n`;
+  writeFileSync(path, page.slice(0, from) + section + page.slice(to));
 }

@@ -1,7 +1,7 @@
 /**
  * "My API Keys" in a real browser (Debian's Chromium through playwright-core),
  * against `npm start`'s entry on a fresh embedded DATA_DIR, as the issue's
- * acceptance says: the operator prints a sign-in link with the README's own
+ * acceptance says: the operator prints a sign-in link with docs/api-keys.md's own
  * command line; the holder opens it, signs in, creates a key (copied with the
  * button), calls /api/v1/universities with it (200), revokes it after the
  * confirmation, and the next call gets 401. Any request to another host, or
@@ -20,9 +20,9 @@ import { tempDir } from "../support/temp.js";
 
 const present = chromiumPresent;
 
-/** The README's sign-in-link example: its arguments after `npm run keys --`. */
-const README = readFileSync(join(import.meta.dirname, "..", "..", "README.md"), "utf8");
-const signInLine = /^npm run keys -- (sign-in-link .*)$/m.exec(README)?.[1];
+/** The sign-in-link example of docs/api-keys.md: its arguments after `npm run keys --`. */
+const PAGE = readFileSync(join(import.meta.dirname, "..", "..", "docs", "api-keys.md"), "utf8");
+const signInLine = /^npm run keys -- (sign-in-link .*)$/m.exec(PAGE)?.[1];
 
 let tmp: string;
 let gateway: GatewayProcess;
@@ -45,7 +45,7 @@ afterAll(async () => {
 const call = (key: string) => fetch(`${gateway.base}/api/v1/universities`, { headers: { authorization: `Bearer ${key}` } });
 
 describe.skipIf(!present)("My API Keys in a browser, on a fresh npm start", () => {
-  it("the README has the operator's sign-in-link line", () => {
+  it("docs/api-keys.md has the operator's sign-in-link line", () => {
     expect(signInLine).toBe("sign-in-link --owner alice");
   });
 

@@ -136,9 +136,9 @@ describe("npm run ingest", () => {
   });
 });
 
-describe("the README's examples", () => {
-  const README = readFileSync(join(import.meta.dirname, "..", "..", "README.md"), "utf8");
-  const blocks = [...README.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, text: m[2]! }));
+describe("the examples of docs/operations.md", () => {
+  const PAGE = readFileSync(join(import.meta.dirname, "..", "..", "docs", "operations.md"), "utf8");
+  const blocks = [...PAGE.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, text: m[2]! }));
   const examples = blocks
     .filter((b) => b.lang === "sh")
     .flatMap((b) => b.text.split("\n"))

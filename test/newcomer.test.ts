@@ -238,7 +238,8 @@ async function newcomer({ user, mode, relocated, install }: Case): Promise<void>
   mkdirSync(home);
   cloneInto(repo);
   if (user) await run("chown", ["-R", `${user.uid}:${user.gid}`, folder]);
-  await copyNpmCache(join(home, ".npm"), user);
+  // The case that links root's install runs no npm install, so it needs no cache.
+  if (install !== "reuse") await copyNpmCache(join(home, ".npm"), user);
   chmodSync(folder, mode);
   if (user) chownSync(folder, user.uid, user.gid);
   const env = newcomerEnv(home);

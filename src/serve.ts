@@ -59,26 +59,47 @@ export function announce(config: Config, at: Listening): void {
   console.log(`Metrics:   ${at.metricsPort === undefined ? base : baseUrl(config, at.metricsPort)}/metrics`);
 }
 
+/** The advisory lock a process holds while it prepares the database (migrate's own is another). */
+const PREPARE_LOCK = 727_002;
+/** Longest a start waits for another process's preparation (a demo import takes seconds). */
+const PREPARE_WAIT_MS = 300_000;
+
 /**
  * Applies pending migrations and, into a database without any university,
- * imports the demo data; says whether it did. An applied migration since
- * edited ends the start in one line, exit 1.
+ * imports the demo data; says whether it did. Processes that start at once
+ * (a double launch, several hosts on a new database) prepare it one after
+ * the other, under an advisory lock: the first imports, the others wait, then
+ * find the data. An applied migration since edited ends the start in one
+ * line, exit 1, and so does a wait for another process of over 5 minutes.
  */
 export async function prepare(db: Database, log: Logger): Promise<boolean> {
-  const applied = await migrate(db).catch(async (error: unknown) => {
-    if (!(error instanceof MigrationChangedError)) throw error;
-    process.stderr.write(`npm start: ${error.message}\n`);
+  const oneLine = async (message: string): Promise<never> => {
+    process.stderr.write(`npm start: ${message}\n`);
     await db.close().catch(() => undefined);
     return process.exit(1);
-  });
-  if (applied.length) log.info({ applied }, "applied migrations");
-  const [{ count }] = (await db.query<{ count: string }>("SELECT count(*)::text AS count FROM university")) as [{ count: string }];
-  if (count !== "0") return false;
-  log.info("the database holds no university: importing the demo data");
-  const started = Date.now();
-  const summary = await importExport(db, Readable.from(demoExportChunks()));
-  log.info({ ...summary, ms: Date.now() - started }, "imported the demo data");
-  return true;
+  };
+  // The lock is held by a transaction of its own, on one connection, while the work runs on others.
+  return db
+    .transaction(async (lock) => {
+      await lock.exec(`SET LOCAL lock_timeout = ${PREPARE_WAIT_MS}`);
+      await lock.query("SELECT pg_advisory_xact_lock($1)", [PREPARE_LOCK]);
+      const applied = await migrate(db);
+      if (applied.length) log.info({ applied }, "applied migrations");
+      const [{ count }] = (await db.query<{ count: string }>("SELECT count(*)::text AS count FROM university")) as [{ count: string }];
+      if (count !== "0") return false;
+      log.info("the database holds no university: importing the demo data");
+      const started = Date.now();
+      const summary = await importExport(db, Readable.from(demoExportChunks()));
+      log.info({ ...summary, ms: Date.now() - started }, "imported the demo data");
+      return true;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof MigrationChangedError) return oneLine(error.message);
+      if ((error as { code?: unknown }).code === "55P03") {
+        return oneLine(`another process has been preparing the database for over ${PREPARE_WAIT_MS / 60_000} minutes; is it stuck?`);
+      }
+      throw error;
+    });
 }
 
 /**

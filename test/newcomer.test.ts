@@ -246,7 +246,9 @@ async function newcomer({ user, mode, relocated, install }: Case): Promise<void>
   // The newcomer runs the Node this suite runs on (CI runs it on each line):
   // its folder on PATH must be one `user` may enter, or PATH finds another.
   const node = await run("node", ["--version"], { env, ...(user ? { uid: user.uid, gid: user.gid } : {}) });
-  expect(node.stdout.trim(), `the newcomer's PATH finds another Node than ${process.execPath}: can it enter that folder?`).toBe(process.version);
+  expect(node.stdout.trim(), `the newcomer's PATH finds another Node than ${process.execPath}: can it enter that folder?`).toBe(
+    process.version,
+  );
 
   if (install === "reuse") {
     const installed = await rootInstall;

@@ -49,7 +49,10 @@ it("two first starts at once on a new DATA_DIR: one imports the demo data and pr
   const both = await Promise.all([startGateway("twice-a", env), startGateway("twice-b", env)]);
   await Promise.all(both.map((gateway) => waitReady(gateway, 200_000)));
   const outputs = both.map((gateway) => gateway.output());
-  expect(outputs.filter((output) => /importing the demo data/.test(output)), outputs.join("\n")).toHaveLength(1);
+  expect(
+    outputs.filter((output) => /importing the demo data/.test(output)),
+    outputs.join("\n"),
+  ).toHaveLength(1);
   expect(outputs.filter((output) => /development key was created/.test(output))).toHaveLength(1);
   expect(outputs.join("\n")).not.toMatch(/deadlock|^\s+at /m);
   const key = /Authorization: Bearer (uedu_\w+)/.exec(outputs.join("\n"))?.[1];

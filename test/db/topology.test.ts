@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
 import { KeyStore } from "../../src/keys/store.js";
+import { builtCommand } from "../support/built.js";
 import { canaryExport } from "../support/canary.js";
 import { awayFromMinuteBoundary } from "../support/clock.js";
 import { freshDatabase, importObject } from "../support/databases.js";
@@ -288,7 +289,8 @@ describe.skipIf(skipped)(`three hosts, a primary, two replicas and Redis${skippe
         DATABASE_URL: empty.url,
         DATABASE_REPLICA_URLS: `${on(near).replace(new URL(db.url).pathname, path)},postgresql://postgres@localhost:${primary.port}${path}`,
       };
-      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+      const [node, entry] = builtCommand("src/main.ts");
+      const child = spawn(node, [entry], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (d) => (stdout += d));

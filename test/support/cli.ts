@@ -1,13 +1,13 @@
 /**
- * Runs one of the command-line entries (`src/cli/<script>.ts`) as a process
- * on an embedded DATA_DIR, with `input` on its standard input.
+ * Runs one of the command-line entries (`src/cli/<script>.ts`, from the run's
+ * build: `built.ts`) as a process on an embedded DATA_DIR, with `input` on its
+ * standard input.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
+import { builtCommand } from "./built.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-/** Node with tsx as a loader: one process, so signals reach the command itself (tsx's own binary relays them, and SIGKILLs a child slow to answer). */
-const NODE_TSX = [process.execPath, "--import", "tsx"] as const;
 
 export interface CliRun {
   code: number | null;
@@ -62,8 +62,9 @@ export function cli(dataDir: string, script: string, args: string[], options: Cl
   }
   const timeoutMs = options.timeoutMs ?? 90_000;
   return new Promise((resolve, reject) => {
-    // Its own process group, so that a test can kill tsx and its node together (kill(-pid)).
-    const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), `src/cli/${script}.ts`, ...args], {
+    // Its own process group, so that a test can kill it and whatever it started together (kill(-pid)).
+    const [node, entry] = builtCommand(`src/cli/${script}.ts`);
+    const child = spawn(node, [entry, ...args], {
       cwd: ROOT,
       env,
       stdio: ["pipe", "pipe", "pipe"],

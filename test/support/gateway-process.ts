@@ -6,16 +6,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
+import { builtCommand } from "./built.js";
 import { freePorts } from "./servers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-/**
- * Node with tsx as a loader, as `npm start` runs it: one process, so SIGTERM
- * reaches the gateway itself. (tsx's own binary relays signals to a child
- * and SIGKILLs it when it does not acknowledge within 30 ms, as a busy
- * machine may not: a graceful stop became exit 143.)
- */
-const NODE_TSX = [process.execPath, "--import", "tsx"] as const;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface GatewayProcess {
@@ -45,19 +39,19 @@ export interface Answer {
 const running: GatewayProcess[] = [];
 
 export interface StartOptions {
-  /** The program and its arguments, run in the repository (default: `src/main.ts` under Node with tsx). */
+  /** The program and its arguments, run in the repository (default: `src/main.ts` from the run's build, `built.ts`). */
   command?: readonly [string, ...string[]];
 }
 
 /** Starts `src/main.ts` (or `command`) with `env`, on a free port; `LOG_LEVEL` is silent unless given. */
 export async function startGateway(name: string, env: Record<string, string>, options: StartOptions = {}): Promise<GatewayProcess> {
   const listen = (await freePorts(1))[0]!;
-  const [program, ...args] = options.command ?? [...NODE_TSX, "src/main.ts"];
+  const [program, ...args] = options.command ?? builtCommand("src/main.ts");
   const child = spawn(program, args, {
     cwd: ROOT,
     env: { ...process.env, HOST: "127.0.0.1", PORT: String(listen), LOG_LEVEL: "silent", ...env },
     stdio: ["ignore", "pipe", "pipe"],
-    detached: true, // its own process group: tsx's node child goes with it
+    detached: true, // its own process group: its workers (WEB_CONCURRENCY) go with it
   });
   let output = "";
   child.stdout!.on("data", (d) => (output += d));

@@ -9,11 +9,18 @@
  *
  * - A migrated template database on that server and a migrated DATA_DIR,
  *   which tests copy instead of migrating their own (see `templates.ts`).
+ * - A build of src/ and rest/, from which the tests start the gateway and
+ *   its commands with plain `node` (see `built.ts`); one for the whole run,
+ *   whichever projects ask for it.
  *
  * Tests read the addresses with `inject("postgresUrl")` and
  * `inject("redisUrl")`. The private servers are stopped and their directories
  * deleted in the teardown; if the run is interrupted, their watchdog does it.
  */
+import { execFile } from "node:child_process";
+import { mkdirSync, rmSync } from "node:fs";
+import { join, relative } from "node:path";
+import { promisify } from "node:util";
 import type { TestProject } from "vitest/node";
 import { makeTemplates, type Templates } from "./templates.js";
 import { findRedisServer, type PrivateServer, startPostgres, startRedis } from "./servers.js";
@@ -28,6 +35,8 @@ declare module "vitest" {
     redisMissing: string | null;
     /** A migrated database and DATA_DIR to copy (see `templates.ts`). */
     templates: Templates;
+    /** The run's build of src/ and rest/ (see `built.ts`). */
+    built: string;
   }
 }
 
@@ -71,12 +80,63 @@ export async function startTestServers(env: NodeJS.ProcessEnv = process.env): Pr
   }
 }
 
+const ROOT = join(import.meta.dirname, "..", "..");
+
+/** The run's build, shared by the projects' setups (one process; globalThis, whatever module copies vitest loads). */
+interface SharedBuild {
+  dir: Promise<string>;
+  users: number;
+}
+const BUILD = Symbol.for("uedu.test-build");
+const shared = globalThis as { [BUILD]?: SharedBuild };
+
+/** Builds src/ and rest/ once for the run, into a folder of node_modules/.cache (inside the repository: the code finds its dependencies above it). */
+function useBuild(): { dir: Promise<string>; release(): void } {
+  const build = (shared[BUILD] ??= {
+    dir: (async () => {
+      const parent = join(ROOT, "node_modules", ".cache");
+      mkdirSync(parent, { recursive: true });
+      const dir = join(parent, `uedu-test-build-${process.pid}`);
+      await promisify(execFile)(process.execPath, [join(ROOT, "scripts", "build.mjs"), "--out", relative(ROOT, dir)], {
+        cwd: ROOT,
+        timeout: 300_000,
+      });
+      return dir;
+    })(),
+    users: 0,
+  });
+  build.users += 1;
+  return {
+    dir: build.dir,
+    release() {
+      build.users -= 1;
+      if (build.users > 0) return;
+      delete shared[BUILD];
+      void build.dir.then(
+        (dir) => rmSync(dir, { recursive: true, force: true }),
+        () => undefined,
+      );
+    },
+  };
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const { provided, teardown } = await startTestServers();
+  const build = useBuild();
+  const { provided, teardown } = await startTestServers().catch((error: unknown) => {
+    build.release();
+    throw error;
+  });
   let templates: Awaited<ReturnType<typeof makeTemplates>>;
+  let built: string;
+  const made = makeTemplates(provided.postgresUrl);
   try {
-    templates = await makeTemplates(provided.postgresUrl);
+    [templates, built] = await Promise.all([made, build.dir]);
   } catch (error) {
+    build.release();
+    await made.then(
+      (t) => t.remove(),
+      () => undefined,
+    );
     await teardown();
     throw error;
   }
@@ -84,7 +144,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("redisUrl", provided.redisUrl);
   project.provide("redisMissing", provided.redisMissing);
   project.provide("templates", { database: templates.database, dataDir: templates.dataDir });
+  project.provide("built", built);
   return async () => {
+    build.release();
     await templates.remove();
     await teardown();
   };

@@ -1,0 +1,19 @@
+/**
+ * The gateway and its commands as this run's tests start them: compiled once
+ * by the global setup (`npm run build -- --out …`, the same build as
+ * `npm run start:built`) and run with plain `node`. Under tsx, as `npm start`
+ * runs them, each process spends about a second of CPU more loading its
+ * modules, and the suite starts some 200 of them. The tests of `npm start`
+ * itself (test/newcomer.test.ts, test/docs.test.ts, test/config.test.ts) run
+ * it with tsx as written.
+ */
+import { join, relative } from "node:path";
+import { inject } from "vitest";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+
+/** The command that runs `entry` (a path under src/ or rest/, as `src/main.ts`) from the run's build. */
+export function builtCommand(entry: string): [string, string] {
+  const compiled = relative(ROOT, entry.startsWith("/") ? entry : join(ROOT, entry)).replace(/\.ts$/, ".js");
+  return [process.execPath, join(inject("built"), compiled)];
+}

@@ -70,16 +70,16 @@ describe("WEB_CONCURRENCY=2, SIGTERM while its workers are still starting", () =
   it("the primary exits 0: a worker ended by the signal before it listened had nothing in flight", async () => {
     const gateway = await startGateway("starting workers", { DATABASE_URL: db.url, WEB_CONCURRENCY: "2", LOG_LEVEL: "info" });
     const pid = gateway.child.pid!;
-    /** The primary's worker processes (tsx's esbuild is a child too). */
+    /** The primary's worker processes (the only children it has, but for tsx's esbuild under `npm start`). */
     const children = () => {
       try {
         const pids = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
-        return pids.filter((child) => readFileSync(`/proc/${child}/cmdline`, "utf8").includes("src/main.ts"));
+        return pids.filter((child) => readFileSync(`/proc/${child}/cmdline`, "utf8").includes("src/main."));
       } catch {
         return [];
       }
     };
-    // Forked, and loading their modules (seconds under tsx): neither listens yet.
+    // Forked, and loading their modules (a second or more): neither listens yet.
     while (children().length < 2) {
       if (!gateway.alive) throw new Error(gateway.output());
       await new Promise((resolve) => setTimeout(resolve, 10));

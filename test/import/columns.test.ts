@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { z } from "zod";
 import type { Database } from "../../src/db/driver.js";
 import { COLUMNS } from "../../src/generated/columns.js";
@@ -103,6 +103,11 @@ describe("the record schemas generated from the Prisma schema", () => {
   it("the importer stores the new column with no edit of its own", async () => {
     vi.resetModules();
     vi.doMock("../../src/generated/columns.js", () => generated);
+    // The files run after this one in its worker (isolate: false) import the real rules again.
+    onTestFinished(() => {
+      vi.doUnmock("../../src/generated/columns.js");
+      vi.resetModules();
+    });
     const { importExport } = await import("../../src/import/apply.js");
     db = await freshDatabase();
     await db.exec(`ALTER TABLE course ADD COLUMN credits INTEGER, ADD COLUMN first_lecture DATE,

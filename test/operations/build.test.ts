@@ -5,9 +5,9 @@
  * server from any directory too.
  */
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -151,6 +151,27 @@ describe("npm run build", () => {
     },
     240_000,
   );
+
+  it.each([
+    ["..", "is not a folder inside the repository"],
+    [elsewhere, "is not a folder inside the repository"],
+    ["node_modules/.cache/not-a-build", "holds files that no build wrote"],
+  ])("--out %s is refused before anything is removed: exit 2, one line and the usage", async (out, why) => {
+    // A folder of the repository that no build wrote, with a file in it.
+    const kept = join(ROOT, "node_modules", ".cache", "not-a-build", "kept.txt");
+    mkdirSync(dirname(kept), { recursive: true });
+    writeFileSync(kept, "");
+    try {
+      const refused = await run(process.execPath, [join(ROOT, "scripts", "build.mjs"), "--out", out], { cwd: ROOT }).catch(
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+      expect(refused).toMatchObject({ code: 2, stdout: "" });
+      expect(refused.stderr).toMatch(new RegExp(`^build: --out \\S+ ${why}[^\n]*\nusage: npm run build`));
+      expect(existsSync(kept)).toBe(true);
+    } finally {
+      rmSync(dirname(kept), { recursive: true, force: true });
+    }
+  });
 
   it.each(Object.entries(packageJson.bin))("bin %s runs from another directory", async (name, file) => {
     const { stdout } = await run(join(ROOT, file), ["--help"], { cwd: elsewhere, timeout: 30_000 });

@@ -18,10 +18,11 @@
  * deleted in the teardown; if the run is interrupted, their watchdog does it.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import type { TestProject } from "vitest/node";
+import { isRunning } from "../../src/db/postgres-programs.js";
 import { makeTemplates, type Templates } from "./templates.js";
 import { findRedisServer, type PrivateServer, startPostgres, startRedis } from "./servers.js";
 
@@ -96,6 +97,11 @@ function useBuild(): { dir: Promise<string>; release(): void } {
     dir: (async () => {
       const parent = join(ROOT, "node_modules", ".cache");
       mkdirSync(parent, { recursive: true });
+      // What a killed run left behind (its process is gone).
+      for (const name of readdirSync(parent)) {
+        const pid = Number(/^uedu-test-build-(\d+)$/.exec(name)?.[1]);
+        if (pid && !isRunning(pid)) rmSync(join(parent, name), { recursive: true, force: true });
+      }
       const dir = join(parent, `uedu-test-build-${process.pid}`);
       await promisify(execFile)(process.execPath, [join(ROOT, "scripts", "build.mjs"), "--out", relative(ROOT, dir)], {
         cwd: ROOT,

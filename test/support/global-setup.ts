@@ -106,6 +106,10 @@ function useBuild(): { dir: Promise<string>; release(): void } {
       await promisify(execFile)(process.execPath, [join(ROOT, "scripts", "build.mjs"), "--out", relative(ROOT, dir)], {
         cwd: ROOT,
         timeout: 300_000,
+      }).catch((error: { stdout?: string; stderr?: string }) => {
+        rmSync(dir, { recursive: true, force: true });
+        // tsc's complaints (a type error stops the build, and so the run) are on its standard output.
+        throw new Error(`the run's build (scripts/build.mjs) failed:\n${error.stdout ?? ""}${error.stderr ?? ""}`);
       });
       return dir;
     })(),

@@ -7,13 +7,10 @@
  * itself (test/newcomer.test.ts, test/docs.test.ts, test/config.test.ts) run
  * it with tsx as written.
  */
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { inject } from "vitest";
 
-const ROOT = join(import.meta.dirname, "..", "..");
-
-/** The command that runs `entry` (a path under src/ or rest/, as `src/main.ts`) from the run's build. */
+/** The command that runs `entry` (a path of the repository under src/ or rest/, as `src/main.ts`) from the run's build. */
 export function builtCommand(entry: string): [string, string] {
-  const compiled = relative(ROOT, entry.startsWith("/") ? entry : join(ROOT, entry)).replace(/\.ts$/, ".js");
-  return [process.execPath, join(inject("built"), compiled)];
+  return [process.execPath, join(inject("built"), entry.replace(/\.ts$/, ".js"))];
 }

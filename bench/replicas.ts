@@ -19,19 +19,9 @@
  */
 import { Readable } from "node:stream";
 import { commandLine } from "../src/cli/args.js";
-import { announceChange } from "../src/db/changes.js";
-import { createReadClient } from "../src/db/client.js";
-import { openDatabase } from "../src/db/driver.js";
-import { migrate } from "../src/db/migrate.js";
-import { ReadRouter } from "../src/db/replicas.js";
-import { demoExportChunks } from "../src/demo/index.js";
-import { importExport } from "../src/import/apply.js";
-import { KeyStore } from "../src/keys/store.js";
-import { createGateway } from "../src/server.js";
-import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../test/support/gateway-process.js";
-import { type PrivateServer, startPostgres, startReplica } from "../test/support/servers.js";
-import { createThrowawayDatabase } from "../test/support/throwaway-postgres.js";
 import { benchReport } from "./report.js";
+import type { GatewayProcess } from "../test/support/gateway-process.js";
+import type { PrivateServer } from "../test/support/servers.js";
 
 commandLine({
   name: "bench:replicas",
@@ -42,6 +32,20 @@ router and straight to a replica, interleaved), and the share of reads that
 reach the primary under load, with and without replicas and imports.`,
   options: {},
 });
+
+// Loaded once the command line is read: --help and a wrong option answer without them.
+const { announceChange } = await import("../src/db/changes.js");
+const { createReadClient } = await import("../src/db/client.js");
+const { openDatabase } = await import("../src/db/driver.js");
+const { migrate } = await import("../src/db/migrate.js");
+const { ReadRouter } = await import("../src/db/replicas.js");
+const { demoExportChunks } = await import("../src/demo/index.js");
+const { importExport } = await import("../src/import/apply.js");
+const { KeyStore } = await import("../src/keys/store.js");
+const { createGateway } = await import("../src/server.js");
+const { request, startGateway, stopAllGateways, waitReady } = await import("../test/support/gateway-process.js");
+const { startPostgres, startReplica } = await import("../test/support/servers.js");
+const { createThrowawayDatabase } = await import("../test/support/throwaway-postgres.js");
 const report = benchReport("bench:replicas");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -13,14 +13,7 @@
  */
 import { Readable } from "node:stream";
 import { type CommandLine, commandLine, integerOption } from "../src/cli/args.js";
-import { createReadClient } from "../src/db/client.js";
-import { migrate } from "../src/db/migrate.js";
-import { Rng } from "../src/demo/random.js";
-import { importExport } from "../src/import/apply.js";
-import { createGateway } from "../src/server.js";
-import { benchDatabase } from "./database.js";
 import { benchReport } from "./report.js";
-import { taiwanScale } from "./taiwan.js";
 
 const report = benchReport("bench:environment");
 
@@ -41,6 +34,15 @@ the embedded default's with --embedded), then times the history and snapshot ope
 const { values } = commandLine(LINE);
 const DAYS = integerOption(LINE, "days", values.days, 1);
 const RUNS = integerOption(LINE, "runs", values.runs, 1);
+
+// Loaded once the command line is read: --help and a wrong option answer without them.
+const { createReadClient } = await import("../src/db/client.js");
+const { migrate } = await import("../src/db/migrate.js");
+const { Rng } = await import("../src/demo/random.js");
+const { importExport } = await import("../src/import/apply.js");
+const { createGateway } = await import("../src/server.js");
+const { benchDatabase } = await import("./database.js");
+const { taiwanScale } = await import("./taiwan.js");
 const SCHOOLS = 100;
 const NOW = new Date(Date.UTC(2026, 10, 20, 12));
 

@@ -7,16 +7,18 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { commandLine } from "../src/cli/args.js";
-import { openDatabase } from "../src/db/driver.js";
-import { migrate } from "../src/db/migrate.js";
 import { EXAMPLES_FILE } from "./example-file.js";
-import { collectExamples } from "./examples.js";
 
 commandLine({
   name: "openapi:examples",
   usage: `usage: npm run openapi:examples\n\nWrites an example answer of each REST operation, from the demo data, to ${EXAMPLES_FILE}.`,
   options: {},
 });
+
+// Loaded once the command line is read: --help and a wrong option answer without them.
+const { openDatabase } = await import("../src/db/driver.js");
+const { migrate } = await import("../src/db/migrate.js");
+const { collectExamples } = await import("./examples.js");
 
 const dir = mkdtempSync(join(tmpdir(), "openapi-examples-"));
 // As root, the embedded server runs as an unprivileged user, who must reach DATA_DIR.

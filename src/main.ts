@@ -1,10 +1,25 @@
 /**
- * `npm start`: with OpenTelemetry asked for (OTEL_EXPORTER_OTLP_ENDPOINT),
- * its SDK starts first, so that it can instrument the modules the gateway
- * then imports (src/observe/tracing.ts); without it, nothing of it is
- * loaded. Then the gateway starts (src/start.ts).
+ * `npm start`: its command line is read first, so that `--help` or a wrong
+ * option is answered before the gateway's modules are loaded (over a second
+ * of CPU). With OpenTelemetry asked for (OTEL_EXPORTER_OTLP_ENDPOINT), its
+ * SDK starts next, so that it can instrument the modules the gateway then
+ * imports (src/observe/tracing.ts); without it, nothing of it is loaded.
+ * Then the gateway starts (src/start.ts).
  */
+import { commandLine } from "./cli/args.js";
 import { startTracing } from "./observe/tracing.js";
+
+commandLine({
+  name: "start",
+  usage: `usage: npm start
+
+Serves the gateway: /graphql, /api/v1, /mcp, /metrics. It opens the database
+(a PostgreSQL server of its own in DATA_DIR unless DATABASE_URL is set),
+applies pending migrations and, into an empty database, imports the demo data.
+With WEB_CONCURRENCY=N, N worker processes share the port. It is configured by
+environment variables only; the README lists them.`,
+  options: {},
+});
 
 await startTracing("uedu-gateway");
 await import("./start.js");

@@ -2,10 +2,10 @@
  * The gateway, as `npm start` starts it (src/main.ts). With WEB_CONCURRENCY above 1,
  * this process becomes the primary of that many workers (src/cluster.ts),
  * each of which runs this file again and serves; otherwise it serves itself
- * (src/serve.ts).
+ * (src/serve.ts). Its command line was read by src/main.ts, before any of
+ * this was loaded.
  */
 import cluster from "node:cluster";
-import { commandLine } from "./cli/args.js";
 import { runPrimary } from "./cluster.js";
 import { type Config, ConfigError, databaseAddress, loadConfig } from "./config.js";
 import { primaryAmong } from "./db/replicas.js";
@@ -13,18 +13,6 @@ import { createLogger } from "./logger.js";
 import { readTrustedDocuments, type TrustedDocuments } from "./plugins/persisted-documents.js";
 import { schema } from "./schema/index.js";
 import { serve } from "./serve.js";
-
-commandLine({
-  name: "start",
-  usage: `usage: npm start
-
-Serves the gateway: /graphql, /api/v1, /mcp, /metrics. It opens the database
-(a PostgreSQL server of its own in DATA_DIR unless DATABASE_URL is set),
-applies pending migrations and, into an empty database, imports the demo data.
-With WEB_CONCURRENCY=N, N worker processes share the port. It is configured by
-environment variables only; the README lists them.`,
-  options: {},
-});
 
 let config: Config;
 let trusted: TrustedDocuments | undefined;

@@ -26,7 +26,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { KeyStore } from "../src/keys/store.js";
-import { freshDatabase } from "./support/databases.js";
+import { demoDatabase } from "./support/databases.js";
 import { type GatewayProcess, startGateway, stopAllGateways, waitReady } from "./support/gateway-process.js";
 import { tempDir } from "./support/temp.js";
 
@@ -168,8 +168,8 @@ describe("every request, against a live gateway", () => {
   let drop: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    // A fresh database: the gateway finds it empty and imports the demo data, as `npm start` does.
-    const db = await freshDatabase();
+    // The demo data, as `npm start` imports it into an empty database (a copy of the run's, not another import).
+    const db = await demoDatabase();
     drop = db.close; // closes this connection and drops the database
     gateway = await startGateway("docs", { DATABASE_URL: db.url });
     await waitReady(gateway, 180_000);

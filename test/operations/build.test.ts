@@ -3,6 +3,12 @@
  * from it with plain `node` (no TypeScript loader anywhere in the process),
  * from any directory. The `bin` entries launch the commands and the stdio MCP
  * server from any directory too.
+ *
+ * The build tried is the run's own (`npm run build -- --out …`, made once by
+ * the global setup: test/support/built.ts), not another of dist/: the same
+ * script, only its folder differs, and a second compile cost a run about
+ * 20 s of CPU. The bins run what the checkout has (dist/ when built, the
+ * sources through tsx otherwise), as they do for an operator.
  */
 import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -11,10 +17,10 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { canaryExport } from "../support/canary.js";
-import { freshDatabase } from "../support/databases.js";
+import { demoDatabase, freshDatabase } from "../support/databases.js";
 import { startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { freePorts } from "../support/servers.js";
 import { expectDrained, signalUnderLoad } from "../support/signal-under-load.js";
@@ -24,25 +30,24 @@ const run = promisify(execFile);
 const elsewhere = mkdtempSync(join(tmpdir(), "built-"));
 const packageJson = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> };
 
-beforeAll(async () => {
-  await run(process.execPath, [join(ROOT, "scripts", "build.mjs")], { cwd: ROOT, timeout: 120_000 });
-}, 150_000);
+/** The run's build: what `npm run build` writes to dist/. */
+const dist = inject("built");
 
 afterAll(() => rmSync(elsewhere, { recursive: true, force: true }));
 
 describe("npm run build", () => {
   it("writes dist/ with the files the code reads at run time", () => {
     for (const file of ["src/main.js", "src/cli/keys.js", "src/mcp/stdio.js", "rest/openapi.json", "graphql/schema.graphql"]) {
-      expect(existsSync(join(ROOT, "dist", file)), file).toBe(true);
+      expect(existsSync(join(dist, file)), file).toBe(true);
     }
-    expect(existsSync(join(ROOT, "dist", "prisma", "migrations"))).toBe(true);
+    expect(existsSync(join(dist, "prisma", "migrations"))).toBe(true);
   });
 
   it("serves from dist/ with plain node, started from another directory", async () => {
-    const db = await freshDatabase();
+    const db = await demoDatabase();
     const [port] = await freePorts(1);
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: "warn" };
-    const child = spawn(process.execPath, [join(ROOT, "dist", "src", "main.js")], {
+    const child = spawn(process.execPath, [join(dist, "src", "main.js")], {
       cwd: elsewhere,
       env,
       stdio: ["ignore", "pipe", "pipe"],
@@ -98,7 +103,7 @@ describe("npm run build", () => {
     try {
       const file = join(elsewhere, "canary.json");
       writeFileSync(file, JSON.stringify(canaryExport()));
-      const { stdout, stderr } = await run(process.execPath, [join(ROOT, "dist", "src", "cli", "import.js"), file], {
+      const { stdout, stderr } = await run(process.execPath, [join(dist, "src", "cli", "import.js"), file], {
         cwd: elsewhere,
         env: { PATH: process.env.PATH, DATABASE_URL: db.url },
         timeout: 60_000,
@@ -119,7 +124,7 @@ describe("npm run build", () => {
   it.each([1, 2])(
     "drains on SIGTERM under load from dist/ with WEB_CONCURRENCY=%i: 30 requests in flight answered whole, exit 0",
     async (workers) => {
-      const db = await freshDatabase();
+      const db = await demoDatabase();
       try {
         const key = (await new KeyStore(db).create({ name: "drained", owner: "test" })).key;
         const gateway = await startGateway(
@@ -132,7 +137,7 @@ describe("npm run build", () => {
             RATE_LIMIT_PER_MINUTE: "100000",
             RESPONSE_CACHE_MS: "0",
           },
-          { command: [process.execPath, join(ROOT, "dist", "src", "main.js")] },
+          { command: [process.execPath, join(dist, "src", "main.js")] },
         );
         await waitReady(gateway, 180_000);
         const outcome = await signalUnderLoad({

@@ -8,7 +8,7 @@ import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
 import { KeyStore } from "../../src/keys/store.js";
-import { freshDatabase } from "../support/databases.js";
+import { demoDatabase } from "../support/databases.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 
 let db: Database & { url: string };
@@ -39,7 +39,7 @@ const workerPids = () =>
   );
 
 beforeAll(async () => {
-  db = await freshDatabase();
+  db = await demoDatabase();
   key = (await new KeyStore(db).create({ name: "cluster", owner: "test", perDay: DAY_LIMIT })).key;
   // PORT=0: the workers share the port the primary got, and the start announces it.
   const env = { DATABASE_URL: db.url, WEB_CONCURRENCY: "2", LOG_LEVEL: "info", RESPONSE_CACHE_MS: "0", PORT: "0" };

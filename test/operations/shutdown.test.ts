@@ -14,17 +14,17 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
-import { freshDatabase } from "../support/databases.js";
+import { demoDatabase } from "../support/databases.js";
 import { startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { expectDrained, type SignalOptions, signalUnderLoad } from "../support/signal-under-load.js";
 
-let db: Awaited<ReturnType<typeof freshDatabase>>;
+let db: Awaited<ReturnType<typeof demoDatabase>>;
 let key: string;
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 beforeAll(async () => {
-  db = await freshDatabase();
+  db = await demoDatabase();
   key = (await new KeyStore(db).create({ name: "shutdown", owner: "test" })).key;
 }, 60_000);
 

@@ -11,7 +11,7 @@ import { inject } from "vitest";
 import { type Database, openDatabase } from "../../src/db/driver.js";
 import { migrate } from "../../src/db/migrate.js";
 import { importExport } from "../../src/import/apply.js";
-import { copyDataDir } from "./templates.js";
+import { copyDataDir, demoTemplate } from "./templates.js";
 import { tempDir } from "./temp.js";
 import { createThrowawayDatabase } from "./throwaway-postgres.js";
 
@@ -21,7 +21,21 @@ import { createThrowawayDatabase } from "./throwaway-postgres.js";
  * the migrations are applied.
  */
 export async function freshDatabase(server?: string): Promise<Database> {
-  const template = server ? undefined : inject("templates").database;
+  return copyOf(server ? undefined : inject("templates").database, server);
+}
+
+/**
+ * A new, migrated database holding the demo data, as a gateway's first start
+ * on an empty one leaves it, but without paying that import again: a copy of
+ * the run's demo template. For tests that start a gateway to serve the demo
+ * data and are not testing its import. `close` drops it.
+ */
+export async function demoDatabase(): Promise<Database> {
+  return copyOf(await demoTemplate(inject("postgresUrl"), inject("templates")));
+}
+
+/** A new database on `server` (the run's, unless given), a copy of `template` when one is given, and migrated. */
+async function copyOf(template: string | undefined, server?: string): Promise<Database> {
   const { url, drop } = await createThrowawayDatabase(server ?? inject("postgresUrl"), "gw_test", template);
   const db = await openDatabase({ databaseUrl: url });
   try {

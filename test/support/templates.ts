@@ -8,13 +8,21 @@
  * - a DATA_DIR whose embedded cluster is migrated and stopped, which is
  *   copied file by file for a gateway or command to start on.
  *
+ * - a template database holding the demo data as well, made by the first
+ *   test that asks for one (see `demoTemplate`), for gateways that serve the
+ *   demo data and are not testing its import: the import costs about 12 s of
+ *   CPU (the gateway's and the server's), a copy a fraction of a second.
+ *
  * The tests of a fresh start (an empty DATA_DIR, `npm start` on a new
  * machine, `db:migrate`) do not use them.
  */
 import { randomBytes } from "node:crypto";
 import { chmodSync, chownSync, cpSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import pg from "pg";
+import { demoExportChunks } from "../../src/demo/index.js";
+import { importExport } from "../../src/import/apply.js";
 import { openDatabase, openEmbedded } from "../../src/db/driver.js";
 import { CLUSTER_DIR } from "../../src/db/cluster-dir.js";
 import { migrate } from "../../src/db/migrate.js";
@@ -45,6 +53,7 @@ export async function makeTemplates(server: string): Promise<Templates & { remov
   const remove = async () => {
     rmSync(root, { recursive: true, force: true });
     await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => undefined);
+    await admin(`DROP DATABASE IF EXISTS "${demoTemplateName(database)}" WITH (FORCE)`).catch(() => undefined);
   };
   try {
     const dataDir = join(root, "data");
@@ -99,4 +108,42 @@ export function copyDataDir(templates: Templates, dataDir: string): string {
   cpSync(templates.dataDir, dataDir, { recursive: true, errorOnExist: true, force: false });
   likeOriginal(join(templates.dataDir, CLUSTER_DIR), join(dataDir, CLUSTER_DIR));
   return dataDir;
+}
+
+/** The name of the demo template beside the run's migrated template `database`. */
+const demoTemplateName = (database: string) => `${database}_demo`;
+
+/** Serialises the making of the demo template across the run's workers. */
+const DEMO_TEMPLATE_LOCK = 727_101;
+
+/**
+ * The name of a template database on `server` holding what a gateway's first
+ * start imports into an empty database (the demo data, as of now), made from
+ * the migrated template the first time any worker asks, then reused by all.
+ */
+export async function demoTemplate(server: string, templates: Templates): Promise<string> {
+  const name = demoTemplateName(templates.database);
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  try {
+    await admin.query("SELECT pg_advisory_lock($1)", [DEMO_TEMPLATE_LOCK]);
+    const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (exists.rowCount) return name;
+    // Made under another name and renamed when whole, so that no copy is taken of half of it.
+    const making = `${name}_making`;
+    await admin.query(`DROP DATABASE IF EXISTS "${making}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${making}" TEMPLATE "${templates.database}"`);
+    const url = new URL(server);
+    url.pathname = `/${making}`;
+    const db = await openDatabase({ databaseUrl: url.toString() });
+    try {
+      await importExport(db, Readable.from(demoExportChunks()));
+    } finally {
+      await db.close();
+    }
+    await admin.query(`ALTER DATABASE "${making}" RENAME TO "${name}"`);
+    return name;
+  } finally {
+    await admin.end();
+  }
 }

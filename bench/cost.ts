@@ -20,13 +20,8 @@
  */
 import pg from "pg";
 import { type CommandLine, commandLine, integerOption } from "../src/cli/args.js";
-import { openDatabase } from "../src/db/driver.js";
-import { DEMO_UNIVERSITIES } from "../src/demo/index.js";
-import { KeyStore } from "../src/keys/store.js";
-import { MAX_COST } from "../src/schema/cost.js";
-import { request, startGateway, stopAllGateways, waitReady, type GatewayProcess } from "../test/support/gateway-process.js";
-import { startPostgres } from "../test/support/servers.js";
 import { benchReport } from "./report.js";
+import type { GatewayProcess } from "../test/support/gateway-process.js";
 
 const LINE = {
   name: "bench:cost",
@@ -42,6 +37,14 @@ keeps the attacks whose name contains TEXT.`,
   },
 } satisfies CommandLine;
 const { values } = commandLine(LINE);
+
+// Loaded once the command line is read: --help and a wrong option answer without them.
+const { openDatabase } = await import("../src/db/driver.js");
+const { DEMO_UNIVERSITIES } = await import("../src/demo/index.js");
+const { KeyStore } = await import("../src/keys/store.js");
+const { MAX_COST } = await import("../src/schema/cost.js");
+const { request, startGateway, stopAllGateways, waitReady } = await import("../test/support/gateway-process.js");
+const { startPostgres } = await import("../test/support/servers.js");
 const SECONDS = integerOption(LINE, "seconds", values.seconds, 1);
 const CLIENTS = integerOption(LINE, "clients", values.clients, 1);
 

@@ -14,18 +14,8 @@
 import { execFileSync } from "node:child_process";
 import { Readable } from "node:stream";
 import { type CommandLine, commandLine, integerOption } from "../src/cli/args.js";
-import { migrate } from "../src/db/migrate.js";
-import { Rng } from "../src/demo/random.js";
-import { importExport } from "../src/import/apply.js";
-import { exportDocument } from "../src/import/records.js";
-import { readCwa } from "../src/ingest/cwa.js";
 import type { Feed } from "../src/ingest/feed.js";
-import { readMoenv } from "../src/ingest/moenv.js";
-import { storeFeed } from "../src/ingest/store.js";
-import { cwaPayload, moenvWrapped } from "../test/ingest/payloads.js";
-import { benchDatabase } from "./database.js";
 import { benchReport } from "./report.js";
-import { taiwanScale } from "./taiwan.js";
 
 const LINE = {
   name: "bench:ingest",
@@ -42,6 +32,18 @@ export, each in a process of its own; prints rows per second and peak RSS.`,
   },
 } satisfies CommandLine;
 const { values } = commandLine(LINE);
+
+// Loaded once the command line is read: --help and a wrong option answer without them.
+const { migrate } = await import("../src/db/migrate.js");
+const { Rng } = await import("../src/demo/random.js");
+const { importExport } = await import("../src/import/apply.js");
+const { exportDocument } = await import("../src/import/records.js");
+const { readCwa } = await import("../src/ingest/cwa.js");
+const { readMoenv } = await import("../src/ingest/moenv.js");
+const { storeFeed } = await import("../src/ingest/store.js");
+const { cwaPayload, moenvWrapped } = await import("../test/ingest/payloads.js");
+const { benchDatabase } = await import("./database.js");
+const { taiwanScale } = await import("./taiwan.js");
 const HOURS = integerOption(LINE, "hours", values.hours, 1);
 const SCHOOLS = 100;
 const NOW = Date.UTC(2026, 10, 20, 12);

@@ -13,14 +13,11 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { commandLine } from "../src/cli/args.js";
 import { CLUSTER_DIR } from "../src/db/cluster-dir.js";
-import { stopServer } from "../src/db/embedded.js";
-import { cli } from "../test/support/cli.js";
 import { tempDir } from "../test/support/temp.js";
-import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../test/support/gateway-process.js";
-import { demoExportChunks } from "../src/demo/index.js";
 import type { ProgressUnit } from "../src/observe/progress.js";
 import { serverMiB } from "./http/process.js";
 import { benchReport } from "./report.js";
+import type { GatewayProcess } from "../test/support/gateway-process.js";
 
 commandLine({
   name: "bench:memory",
@@ -31,6 +28,12 @@ PostgreSQL beside it: after the first start, after 300 requests, during a
 60-day import, and after a restart.`,
   options: {},
 });
+
+// Loaded once the command line is read: --help and a wrong option answer without them.
+const { stopServer } = await import("../src/db/embedded.js");
+const { cli } = await import("../test/support/cli.js");
+const { request, startGateway, stopAllGateways, waitReady } = await import("../test/support/gateway-process.js");
+const { demoExportChunks } = await import("../src/demo/index.js");
 const report = benchReport("bench:memory");
 const dataDir = join(tempDir("bench-memory-"), "data");
 const cluster = join(dataDir, CLUSTER_DIR);

@@ -5,16 +5,11 @@
  * calls count against that key's limits like any other.
  */
 import { PassThrough } from "node:stream";
-import { type JSONRPCMessage, Server } from "@modelcontextprotocol/server";
-import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Answer } from "../../rest/api.js";
-import { loadOperations } from "../../rest/operations.js";
 import type { RawArgs } from "../../rest/params.js";
-import { ROUTES, type Route } from "../../rest/routes.js";
-import { deriveSchemas } from "../../rest/schemas.js";
 import { commandLine } from "../cli/args.js";
-import { schema } from "../schema/index.js";
-import { SERVER_INFO, SERVER_OPTIONS, serveTools } from "./tools.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import type { Route } from "../../rest/routes.js";
 
 commandLine({
   name: "mcp:stdio",
@@ -26,6 +21,15 @@ output). Its tools call the running gateway's REST API at UEDU_API_BASE_URL
 (default http://127.0.0.1:4000) with the key in UEDU_API_KEY (required).`,
   options: {},
 });
+
+// Loaded once the command line is read: --help and a wrong option answer without them.
+const { Server } = await import("@modelcontextprotocol/server");
+const { StdioServerTransport, serveStdio } = await import("@modelcontextprotocol/server/stdio");
+const { loadOperations } = await import("../../rest/operations.js");
+const { ROUTES } = await import("../../rest/routes.js");
+const { deriveSchemas } = await import("../../rest/schemas.js");
+const { schema } = await import("../schema/index.js");
+const { SERVER_INFO, SERVER_OPTIONS, serveTools } = await import("./tools.js");
 
 const key = process.env.UEDU_API_KEY;
 const base = (process.env.UEDU_API_BASE_URL || "http://127.0.0.1:4000").replace(/\/+$/, "");

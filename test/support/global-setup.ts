@@ -10,8 +10,9 @@
  * - A migrated template database on that server and a migrated DATA_DIR,
  *   which tests copy instead of migrating their own (see `templates.ts`).
  * - A build of src/ and rest/, from which the tests start the gateway and
- *   its commands with plain `node` (see `built.ts`); one for the whole run,
- *   whichever projects ask for it.
+ *   its commands with plain `node` (see `built.ts`).
+ *
+ * All of it is made once for the run, whichever projects ask for it.
  *
  * Tests read the addresses with `inject("postgresUrl")` and
  * `inject("redisUrl")`. The private servers are stopped and their directories
@@ -83,82 +84,106 @@ export async function startTestServers(env: NodeJS.ProcessEnv = process.env): Pr
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
-/** The run's build, shared by the projects' setups (one process; globalThis, whatever module copies vitest loads). */
-interface SharedBuild {
-  dir: Promise<string>;
+/**
+ * What the run's projects share: the servers, the templates and the build,
+ * made by the first project's setup and removed by the last one's teardown
+ * (one process; on globalThis, whichever copies of this module vitest loads).
+ * The topology project runs after the suite, so the two need only one of each.
+ */
+interface SharedRun {
+  ready: Promise<Run>;
   users: number;
 }
-const BUILD = Symbol.for("uedu.test-build");
-const shared = globalThis as { [BUILD]?: SharedBuild };
+interface Run {
+  provided: TestServers["provided"];
+  templates: Templates;
+  built: string;
+  remove(): Promise<void>;
+}
+const RUN = Symbol.for("uedu.test-run");
+const shared = globalThis as { [RUN]?: SharedRun };
 
-/** Builds src/ and rest/ once for the run, into a folder of node_modules/.cache (inside the repository: the code finds its dependencies above it). */
-function useBuild(): { dir: Promise<string>; release(): void } {
-  const build = (shared[BUILD] ??= {
-    dir: (async () => {
-      const parent = join(ROOT, "node_modules", ".cache");
-      mkdirSync(parent, { recursive: true });
-      // What a killed run left behind (its process is gone).
-      for (const name of readdirSync(parent)) {
-        const pid = Number(/^uedu-test-build-(\d+)$/.exec(name)?.[1]);
-        if (pid && !isRunning(pid)) rmSync(join(parent, name), { recursive: true, force: true });
-      }
-      const dir = join(parent, `uedu-test-build-${process.pid}`);
-      // Without checking types: `npm test` has just checked them (tsc --noEmit), and checking took two thirds of the build's time.
-      await promisify(execFile)(process.execPath, [join(ROOT, "scripts", "build.mjs"), "--out", relative(ROOT, dir), "--no-check"], {
-        cwd: ROOT,
-        timeout: 300_000,
-      }).catch((error: { stdout?: string; stderr?: string }) => {
-        rmSync(dir, { recursive: true, force: true });
-        // tsc's complaints (a syntax error stops the build, and so the run) are on its standard output.
-        throw new Error(`the run's build (scripts/build.mjs) failed:\n${error.stdout ?? ""}${error.stderr ?? ""}`);
-      });
-      return dir;
-    })(),
-    users: 0,
+/** Builds src/ and rest/ for the run, into a folder of node_modules/.cache (inside the repository: the code finds its dependencies above it). */
+async function build(): Promise<string> {
+  const parent = join(ROOT, "node_modules", ".cache");
+  mkdirSync(parent, { recursive: true });
+  // What a killed run left behind (its process is gone).
+  for (const name of readdirSync(parent)) {
+    const pid = Number(/^uedu-test-build-(\d+)$/.exec(name)?.[1]);
+    if (pid && !isRunning(pid)) rmSync(join(parent, name), { recursive: true, force: true });
+  }
+  const dir = join(parent, `uedu-test-build-${process.pid}`);
+  // Without checking types: `npm test` has just checked them (tsc --noEmit), and checking took two thirds of the build's time.
+  await promisify(execFile)(process.execPath, [join(ROOT, "scripts", "build.mjs"), "--out", relative(ROOT, dir), "--no-check"], {
+    cwd: ROOT,
+    timeout: 300_000,
+  }).catch((error: { stdout?: string; stderr?: string }) => {
+    rmSync(dir, { recursive: true, force: true });
+    // tsc's complaints (a syntax error stops the build, and so the run) are on its standard output.
+    throw new Error(`the run's build (scripts/build.mjs) failed:\n${error.stdout ?? ""}${error.stderr ?? ""}`);
   });
-  build.users += 1;
-  return {
-    dir: build.dir,
-    release() {
-      build.users -= 1;
-      if (build.users > 0) return;
-      delete shared[BUILD];
-      void build.dir.then(
-        (dir) => rmSync(dir, { recursive: true, force: true }),
-        () => undefined,
-      );
-    },
-  };
+  return dir;
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const build = useBuild();
-  const { provided, teardown } = await startTestServers().catch((error: unknown) => {
-    build.release();
+/** Starts the servers and, at the same time, builds; then makes the templates. Whatever was made is removed if any part fails. */
+async function prepareRun(): Promise<Run> {
+  const built = build();
+  built.catch(() => undefined); // awaited below; a failure meanwhile is not unhandled
+  const removeBuild = () =>
+    built.then(
+      (dir) => rmSync(dir, { recursive: true, force: true }),
+      () => undefined,
+    );
+  const servers = await startTestServers().catch(async (error: unknown) => {
+    await removeBuild();
     throw error;
   });
-  let templates: Awaited<ReturnType<typeof makeTemplates>>;
-  let built: string;
-  const made = makeTemplates(provided.postgresUrl);
+  const made = makeTemplates(servers.provided.postgresUrl);
   try {
-    [templates, built] = await Promise.all([made, build.dir]);
+    const [templates, dir] = await Promise.all([made, built]);
+    return {
+      provided: servers.provided,
+      templates,
+      built: dir,
+      remove: async () => {
+        await removeBuild();
+        await templates.remove();
+        await servers.teardown();
+      },
+    };
   } catch (error) {
-    build.release();
+    await removeBuild();
     await made.then(
       (t) => t.remove(),
       () => undefined,
     );
-    await teardown();
+    await servers.teardown();
     throw error;
   }
-  project.provide("postgresUrl", provided.postgresUrl);
-  project.provide("redisUrl", provided.redisUrl);
-  project.provide("redisMissing", provided.redisMissing);
-  project.provide("templates", { database: templates.database, dataDir: templates.dataDir });
-  project.provide("built", built);
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const run = (shared[RUN] ??= { ready: prepareRun(), users: 0 });
+  run.users += 1;
+  const release = () => {
+    run.users -= 1;
+    if (run.users > 0) return false;
+    delete shared[RUN];
+    return true;
+  };
+  let ready: Run;
+  try {
+    ready = await run.ready;
+  } catch (error) {
+    release();
+    throw error;
+  }
+  project.provide("postgresUrl", ready.provided.postgresUrl);
+  project.provide("redisUrl", ready.provided.redisUrl);
+  project.provide("redisMissing", ready.provided.redisMissing);
+  project.provide("templates", { database: ready.templates.database, dataDir: ready.templates.dataDir });
+  project.provide("built", ready.built);
   return async () => {
-    build.release();
-    await templates.remove();
-    await teardown();
+    if (release()) await ready.remove();
   };
 }

@@ -187,15 +187,17 @@ export async function importExport(
       header(key, value) {
         if (key === "format") format = value;
       },
-      async record(section, index, value) {
+      // Not async: a promise only when a batch is written, so that the reader waits only then.
+      record(section, index, value) {
         if (section === "observations") {
           batch.push({ ...parseRecord(section, index, value), idx: index });
           observations++;
-          if (batch.length >= batchSize) await flush();
+          progress?.rows(section, observations);
+          if (batch.length >= batchSize) return flush();
         } else {
           collect(section, index, value);
+          progress?.rows(section, index + 1);
         }
-        progress?.rows(section, section === "observations" ? observations : index + 1);
       },
     });
     await flush();

@@ -53,7 +53,9 @@ export async function makeTemplates(server: string): Promise<Templates & { remov
   const remove = async () => {
     rmSync(root, { recursive: true, force: true });
     await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => undefined);
-    await admin(`DROP DATABASE IF EXISTS "${demoTemplateName(database)}" WITH (FORCE)`).catch(() => undefined);
+    for (const name of [demoTemplateName(database), `${demoTemplateName(database)}_making`]) {
+      await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
+    }
   };
   try {
     const dataDir = join(root, "data");
@@ -130,7 +132,7 @@ export async function demoTemplate(server: string, templates: Templates): Promis
     const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
     if (exists.rowCount) return name;
     // Made under another name and renamed when whole, so that no copy is taken of half of it.
-    const making = `${name}_making`;
+    const making = `${demoTemplateName(templates.database)}_making`;
     await admin.query(`DROP DATABASE IF EXISTS "${making}" WITH (FORCE)`);
     await admin.query(`CREATE DATABASE "${making}" TEMPLATE "${templates.database}"`);
     const url = new URL(server);

@@ -15,6 +15,7 @@ import { CLUSTER_DIR } from "../../src/db/cluster-dir.js";
 import { stopServer } from "../../src/db/embedded.js";
 import { demoExportChunks } from "../../src/demo/index.js";
 import { cli } from "../support/cli.js";
+import { migratedDataDir } from "../support/databases.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { tempDir } from "../support/temp.js";
 
@@ -47,7 +48,8 @@ async function checksums(): Promise<Record<string, string>> {
 }
 
 beforeAll(async () => {
-  gateway = await startGateway("serving", { DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: "100000" });
+  // A copy of the run's migrated DATA_DIR (no initdb here): the gateway imports the demo data into it and prints a key.
+  gateway = await startGateway("serving", { DATA_DIR: migratedDataDir(dataDir), RATE_LIMIT_PER_MINUTE: "100000" });
   await waitReady(gateway, 180_000);
   key = /^ {2}(uedu_\w+)$/m.exec(gateway.output())![1]!;
   expect((await cli(dataDir, "keys", ["create", "--name", "before"])).code).toBe(0);

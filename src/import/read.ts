@@ -57,69 +57,51 @@ export async function readExport(input: Readable, visitor: ExportVisitor): Promi
 
   /** Takes one token; returns what a visitor returned, to be awaited before the next. */
   const take = (token: Token): void | Promise<void> => {
-    if (asm) {
-      asm.consume(token as never);
-      if (asm.done) {
-        const value = asm.current;
-        asm = null;
-        if (section) return visitor.record(section, index++, value);
-        const header = key;
-        key = null;
-        if (header !== null) return visitor.header(header, value);
-      }
-      return;
-    }
-    if (depth === 0) {
-      if (token.name !== "startObject" || sawRoot) throw new ImportError("the export must be one JSON object");
-      sawRoot = true;
-      depth = 1;
-      return;
-    }
-    if (depth === 1) {
-      if (token.name === "endObject") {
-        depth = 0;
+    if (!asm) {
+      if (depth === 0) {
+        if (token.name !== "startObject" || sawRoot) throw new ImportError("the export must be one JSON object");
+        sawRoot = true;
+        depth = 1;
         return;
       }
-      if (token.name === "keyValue") {
-        key = String(token.value);
-        return;
-      }
-      if (key !== null && isSection(key)) {
-        if (token.name === "nullValue") {
-          key = null;
+      if (depth === 1) {
+        if (token.name === "endObject") {
+          depth = 0;
           return;
         }
-        if (token.name !== "startArray") throw new ImportError(`${key}: expected an array`);
-        section = key;
-        index = 0;
-        depth = 2;
+        if (token.name === "keyValue") {
+          key = String(token.value);
+          return;
+        }
+        if (key !== null && isSection(key)) {
+          if (token.name === "nullValue") {
+            key = null;
+            return;
+          }
+          if (token.name !== "startArray") throw new ImportError(`${key}: expected an array`);
+          section = key;
+          index = 0;
+          depth = 2;
+          return;
+        }
+      } else if (token.name === "endArray") {
+        // depth 2: the end of a section's array
+        section = null;
+        key = null;
+        depth = 1;
         return;
       }
+      // A value begins: a header's (depth 1) or a record of the section (depth 2).
       asm = new Assembler();
-      asm.consume(token as never);
-      if (asm.done) {
-        const value = asm.current;
-        asm = null;
-        const header = key;
-        key = null;
-        if (header !== null) return visitor.header(header, value);
-      }
-      return;
     }
-    // depth 2: inside a section array
-    if (token.name === "endArray") {
-      section = null;
-      key = null;
-      depth = 1;
-      return;
-    }
-    asm = new Assembler();
     asm.consume(token as never);
-    if (asm.done) {
-      const value = asm.current;
-      asm = null;
-      if (section) return visitor.record(section, index++, value);
-    }
+    if (!asm.done) return;
+    const value = asm.current;
+    asm = null;
+    if (section) return visitor.record(section, index++, value);
+    const header = key;
+    key = null;
+    if (header !== null) return visitor.header(header, value);
   };
 
   try {

@@ -19,9 +19,8 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, chownSync, cpSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 import pg from "pg";
-import { demoExportChunks } from "../../src/demo/index.js";
+import { demoExportStream } from "../../src/demo/index.js";
 import { importExport } from "../../src/import/apply.js";
 import { openDatabase, openEmbedded } from "../../src/db/driver.js";
 import { CLUSTER_DIR } from "../../src/db/cluster-dir.js";
@@ -53,7 +52,7 @@ export async function makeTemplates(server: string): Promise<Templates & { remov
   const remove = async () => {
     rmSync(root, { recursive: true, force: true });
     await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => undefined);
-    for (const name of [demoTemplateName(database), `${demoTemplateName(database)}_making`]) {
+    for (const name of Object.values(demoTemplateNames(database))) {
       await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
     }
   };
@@ -112,8 +111,8 @@ export function copyDataDir(templates: Templates, dataDir: string): string {
   return dataDir;
 }
 
-/** The name of the demo template beside the run's migrated template `database`. */
-const demoTemplateName = (database: string) => `${database}_demo`;
+/** The names of the demo template beside the run's migrated template `database`: whole, and while it is made. */
+const demoTemplateNames = (database: string) => ({ name: `${database}_demo`, making: `${database}_demo_making` });
 
 /** Serialises the making of the demo template across the run's workers. */
 const DEMO_TEMPLATE_LOCK = 727_101;
@@ -124,7 +123,7 @@ const DEMO_TEMPLATE_LOCK = 727_101;
  * the migrated template the first time any worker asks, then reused by all.
  */
 export async function demoTemplate(server: string, templates: Templates): Promise<string> {
-  const name = demoTemplateName(templates.database);
+  const { name, making } = demoTemplateNames(templates.database);
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
   try {
@@ -132,14 +131,13 @@ export async function demoTemplate(server: string, templates: Templates): Promis
     const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
     if (exists.rowCount) return name;
     // Made under another name and renamed when whole, so that no copy is taken of half of it.
-    const making = `${demoTemplateName(templates.database)}_making`;
     await admin.query(`DROP DATABASE IF EXISTS "${making}" WITH (FORCE)`);
     await admin.query(`CREATE DATABASE "${making}" TEMPLATE "${templates.database}"`);
     const url = new URL(server);
     url.pathname = `/${making}`;
     const db = await openDatabase({ databaseUrl: url.toString() });
     try {
-      await importExport(db, Readable.from(demoExportChunks()));
+      await importExport(db, demoExportStream());
     } finally {
       await db.close();
     }

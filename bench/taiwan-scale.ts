@@ -42,7 +42,7 @@ const { Rng } = await import("../src/demo/random.js");
 const { importExport } = await import("../src/import/apply.js");
 const { createGateway } = await import("../src/server.js");
 const { benchDatabase } = await import("./database.js");
-const { taiwanScale } = await import("./taiwan.js");
+const { taiwanScale } = await import("../src/demo/taiwan-scale.js");
 const SCHOOLS = 100;
 const NOW = new Date(Date.UTC(2026, 10, 20, 12));
 

@@ -20,7 +20,7 @@ import { importExport } from "../../src/import/apply.js";
 import { rebuildStationDays } from "../../src/import/daily.js";
 import { exportDocument } from "../../src/import/records.js";
 import { KeyStore } from "../../src/keys/store.js";
-import { taiwanScale } from "../taiwan.js";
+import { taiwanScale } from "../../src/demo/taiwan-scale.js";
 
 export type DatasetName = "demo" | "courses-1k" | "large";
 

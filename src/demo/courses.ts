@@ -151,15 +151,74 @@ export function buildCourses(
   let id = 10_000 + rng.int(100, 900);
   return ordered.map(({ course }) => {
     course.id = id;
-    id += rng.weighted([
-      [1, 70],
-      [2, 20],
-      [3, 7],
-      [7, 3],
-    ] as const);
+    id += rng.weighted(ID_GAPS);
     return course;
   });
 }
+
+/** How {@link streamCourses} spreads a catalogue. */
+export interface CourseStreamOptions {
+  /** Public courses written; one course in eleven is private besides (written between them). */
+  publicCount: number;
+  /** Semesters, oldest first, with their share of the public courses. */
+  semesters: ReadonlyArray<readonly [string, number]>;
+}
+
+/**
+ * Courses one at a time, for catalogues too large to hold (the `taiwan`
+ * dataset's million): semester by semester, oldest first, ids ascending with
+ * gaps, titles `varied` (see {@link CourseOptions}), schools drawn by weight
+ * (a school the catalogue does not know gets a sample of its departments).
+ * Their students are left out: the demo's courses carry the personal data
+ * the importer must drop.
+ */
+export function* streamCourses(
+  seed: number,
+  universities: readonly ExportUniversity[],
+  options: CourseStreamOptions,
+): Generator<ExportCourse> {
+  const rng = new Rng(seed).derive("course-stream");
+  const titles = rng.derive("varied-titles");
+  const bySchool = new Map<number, Offering[]>();
+  for (const uni of universities) bySchool.set(uni.id, schoolOfferings(rng.derive(`staff:${uni.code}`), uni, true));
+  const schoolPicks = universities.map((u) => [u, SCHOOL_WEIGHT[u.code] ?? 100] as const);
+  const weights = options.semesters.reduce((sum, [, w]) => sum + w, 0);
+  let id = 10_000 + rng.int(100, 900);
+  let written = 0;
+  let made = 0;
+  let share = 0;
+  for (const [semester, weight] of options.semesters) {
+    share += weight;
+    // Public courses up to this semester's cumulative share, so that they add up to publicCount exactly.
+    const upTo = Math.round((options.publicCount * share) / weights);
+    const taken = new Set<string>();
+    while (written < upTo) {
+      const uni = rng.weighted(schoolPicks);
+      const offering = rng.weighted((bySchool.get(uni.id) ?? []).map((o) => [o, o.dept.weight] as const));
+      const instructor = rng.pick(offering.instructors);
+      const template = variedTitle(titles, offering, rng.pick(instructor.specialties));
+      const course = composeCourse(rng, uni, offering, instructor, template, semester, rng.string(8, UPPER_ALNUM));
+      let classNo = Number(course.course_class);
+      while (taken.has(`${uni.id}|${course.course_number}|${classNo}`)) classNo++;
+      taken.add(`${uni.id}|${course.course_number}|${classNo}`);
+      course.course_class = String(classNo).padStart(2, "0");
+      course.id = id;
+      id += rng.weighted(ID_GAPS);
+      course.students = [];
+      course.is_public = made++ % 11 === 10 ? 0 : 1;
+      if (course.is_public) written++;
+      yield course;
+    }
+  }
+}
+
+/** The steps between consecutive course ids: gaps left by deleted courses. */
+const ID_GAPS = [
+  [1, 70],
+  [2, 20],
+  [3, 7],
+  [7, 3],
+] as const;
 
 /** A department's field, as a title names it: 經濟學系 → 經濟學, Department of Economics → economics. */
 function field(dept: Department): Pair {
@@ -191,8 +250,13 @@ function variedTitle(rng: Rng, offering: Offering, template: CourseTemplate): Co
   return [vz, ve, level];
 }
 
-function schoolOfferings(rng: Rng, uni: ExportUniversity): Offering[] {
-  const keys = [...(SCHOOL_DEPARTMENTS[uni.code] ?? ["CSIE", "MATH"]), "GE"];
+/** Every department but general education, which every school has. */
+const DEPARTMENT_KEYS = Object.keys(DEPARTMENTS).filter((key) => key !== "GE");
+
+/** A school's departments: the catalogue's for the demo's schools, else `CSIE` and `MATH`, or a sample of 6 to 14 with `sampled`. */
+function schoolOfferings(rng: Rng, uni: ExportUniversity, sampled = false): Offering[] {
+  const own = SCHOOL_DEPARTMENTS[uni.code] ?? (sampled ? rng.sample(DEPARTMENT_KEYS, rng.int(6, 14)) : ["CSIE", "MATH"]);
+  const keys = [...own, "GE"];
   return keys.map((key) => {
     const dept = DEPARTMENTS[key];
     if (!dept) throw new Error(`unknown department ${key}`);

@@ -93,11 +93,13 @@ export function* demoExportChunks(options: DemoExportOptions = {}): Generator<st
   yield "}\n";
 }
 
-function* chunked<T>(items: readonly T[], size: number): Generator<T[]> {
+/** `items` in slices of `size`. */
+export function* chunked<T>(items: readonly T[], size: number): Generator<T[]> {
   for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
 }
 
-function* arrayChunks(key: string, batches: Iterable<readonly unknown[]>): Generator<string> {
+/** The JSON text of one member of the export, `,"key":[…]`, a batch of records per chunk. */
+export function* arrayChunks(key: string, batches: Iterable<readonly unknown[]>): Generator<string> {
   let first = true;
   let opened = false;
   for (const batch of batches) {

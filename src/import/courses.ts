@@ -5,7 +5,10 @@
  * `course_stat` (the rows of operation 4, for all schools as university 0 and
  * for each school), and `course_title` with `course_search` (each distinct
  * title pair, and each public course's pair, school and semester: a title
- * search matches pairs, then reads their courses). The same arithmetic as the
+ * search matches pairs, then reads their courses), and `course_place` (each
+ * public course's place in the lists a page is cut from: all courses, its
+ * school's, its semester's, and both; a page at any depth reads by place,
+ * src/schema/course-places.ts). The same arithmetic as the
  * live queries: every public course counts once, and an instructor is a
  * distinct non-null name (src/domain/course-stats.ts; a test compares the two
  * on every school).
@@ -15,7 +18,7 @@ import { rebuildTitleGrams } from "./title-grams.js";
 
 type Tx = Pick<Database, "exec" | "query">;
 
-/** Rebuilds the four tables, and the short terms' index of titles, from the courses as they now are. */
+/** Rebuilds the five tables, and the short terms' index of titles, from the courses as they now are. */
 export async function rebuildCourseSummaries(tx: Tx): Promise<void> {
   await tx.exec(`
     DELETE FROM course_count;
@@ -41,6 +44,14 @@ export async function rebuildCourseSummaries(tx: Tx): Promise<void> {
      ORDER BY t.title_id;
     INSERT INTO course_search (id, title_id, university_id, semester)
     SELECT id, dense_rank() OVER (ORDER BY course_name_chinese, course_name_english), university_id, semester
+      FROM course WHERE is_public;
+    DELETE FROM course_place;
+    INSERT INTO course_place (id, university_id, semester, in_all, in_school, in_semester, in_school_semester)
+    SELECT id, university_id, semester,
+           row_number() OVER (ORDER BY semester DESC, id),
+           row_number() OVER (PARTITION BY university_id ORDER BY semester DESC, id),
+           row_number() OVER (PARTITION BY semester ORDER BY id),
+           row_number() OVER (PARTITION BY university_id, semester ORDER BY id)
       FROM course WHERE is_public`);
   await rebuildTitleGrams(tx);
 }

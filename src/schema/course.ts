@@ -7,6 +7,7 @@ import { COUNT, jsonSchema, POSITIVE } from "./json-schema.js";
 import { COST, PAGE, pageCost } from "./cost.js";
 import { checkRange, literal, present } from "./arguments.js";
 import { type CourseFilterArgs, type SearchPage, titleSearch, titleSearchTotal } from "./title-search.js";
+import { placeWindow } from "./course-places.js";
 import { universityMatch } from "./university.js";
 
 /** Newest semester first, then by id (docs/contract.md §3). */
@@ -177,6 +178,9 @@ const CoursePage = builder.objectRef<CoursePageShape>("CoursePage").implement({
       resolve: async (query, parent, _args, ctx) => {
         const skip = (parent.page - 1) * parent.pageSize;
         if (present(parent.filter.q) === undefined) {
+          // By place (./course-places.ts), as cheap at any depth as the first page.
+          const ids = await placeWindow(ctx.prisma, parent.filter, { skip, take: parent.pageSize });
+          if (ids) return coursesInOrder(ctx.prisma, query, ids);
           return ctx.prisma.course.findMany({
             ...query,
             where: courseFilter(parent.filter),
@@ -206,10 +210,16 @@ builder.queryFields((t) => {
       args,
       complexity: pageCost(),
       resolve: async (query, _root, a, ctx) => {
-        // A title search pages its list of courses (./title-search.ts); Prisma pages the rest, and a cursor not in that list.
+        // A title search pages its list of courses (./title-search.ts), the rest by place (./course-places.ts); Prisma
+        // pages what neither can: a cursor outside the list, a school name two schools share.
         const { cursor, skip, take, ...selection } = query;
-        const found =
-          present(a.q) === undefined ? undefined : await titleSearch(ctx.prisma, a, { cursor: cursor?.id, skip: skip ?? 0, take });
+        const window = { cursor: cursor?.id, skip: skip ?? 0, take };
+        if (present(a.q) === undefined) {
+          const ids = await placeWindow(ctx.prisma, a, window);
+          if (ids) return coursesInOrder(ctx.prisma, selection, ids);
+          return ctx.prisma.course.findMany({ ...query, where: courseFilter(a), orderBy: COURSE_ORDER });
+        }
+        const found = await titleSearch(ctx.prisma, a, window);
         if (found) {
           connectionTotals.set(a, found.total);
           return coursesInOrder(ctx.prisma, selection, found.ids);

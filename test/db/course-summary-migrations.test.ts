@@ -19,6 +19,7 @@ const TABLES = {
   course_stat: "SELECT * FROM course_stat ORDER BY university_id, grouping, key",
   course_title: "SELECT * FROM course_title ORDER BY id",
   course_search: "SELECT * FROM course_search ORDER BY id",
+  course_place: "SELECT * FROM course_place ORDER BY id",
   course_gram: 'SELECT * FROM course_gram ORDER BY gram COLLATE "C"',
 };
 

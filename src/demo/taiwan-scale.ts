@@ -1,43 +1,44 @@
 /**
- * The seed's Taiwan scale for the benchmarks: 1,215 weather stations (CWA)
+ * The seed's Taiwan scale (the benchmarks, and the `taiwan` dataset of ./taiwan.ts): 1,215 weather stations (CWA)
  * and 84 air stations (MOENV), and synthetic schools, each placed at random
  * over Taiwan by the caller's random source (drawn in the order asked).
  */
-export const WEATHER_STATIONS = 1215;
-export const AIR_STATIONS = 84;
+import type { ExportStation, ExportUniversity } from "./types.js";
+
+const WEATHER_STATIONS = 1215;
+const AIR_STATIONS = 84;
 
 export function taiwanScale(next: () => number) {
   const place = () => ({ latitude: 22 + next() * 3.2, longitude: 120.1 + next() * 1.8 });
   return {
     /** `count` schools with ids from `firstId` and codes `<prefix>1`, `<prefix>2`, … */
-    schools: (count: number, firstId: number, prefix: string) =>
+    schools: (count: number, firstId: number, prefix: string): ExportUniversity[] =>
       Array.from({ length: count }, (_, i) => ({
         id: firstId + i,
         code: `${prefix}${i + 1}`,
         name_zh: `學校${i + 1}`,
         name_en: `School ${i + 1}`,
-        short_name: null,
         region: `Region ${i % 10}`,
-        country: "TW",
+        country: "TW" as const,
         timezone: "Asia/Taipei",
         ...place(),
       })),
     /** The weather stations `W0…`, then the air stations `A0…`. */
-    stations: () => [
+    stations: (): ExportStation[] => [
       ...Array.from({ length: WEATHER_STATIONS }, (_, i) => ({
         id: `W${i}`,
         name: `Weather ${i}`,
-        kind: "weather",
-        source: "cwa",
-        country: "TW",
+        kind: "weather" as const,
+        source: "cwa" as const,
+        country: "TW" as const,
         ...place(),
       })),
       ...Array.from({ length: AIR_STATIONS }, (_, i) => ({
         id: `A${i}`,
         name: `Air ${i}`,
-        kind: "air",
-        source: "moenv",
-        country: "TW",
+        kind: "air" as const,
+        source: "moenv" as const,
+        country: "TW" as const,
         ...place(),
       })),
     ],

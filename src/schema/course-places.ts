@@ -1,0 +1,74 @@
+/**
+ * Pages of public courses without `q` by place (issue 54): the import numbers
+ * each public course in the four lists a page is cut from, in the default
+ * order (`course_place`: all courses, its school's, its semester's, and its
+ * school's in that semester; src/import/courses.ts). A page is then a range of
+ * places, read from an index, at any depth: an OFFSET would read every earlier
+ * row again, so walking all of a million courses page by page would cost the
+ * square of its length. After a cursor, the range starts at the cursor's place.
+ *
+ * The same rows, order and edges as Prisma's paging of the same filter (a test
+ * compares the two page by page: test/rest/deep-pages.test.ts). The few cases
+ * a place cannot answer go back to Prisma: a cursor outside the filtered list,
+ * and a school name that two schools share (their lists are numbered apart).
+ */
+import type { ReadClient } from "../db/client.js";
+import { Prisma } from "../generated/prisma/client.js";
+import { present } from "./arguments.js";
+import type { CourseFilterArgs, SearchWindow } from "./title-search.js";
+
+/** Far past any list, and far from int8's end where a range's bounds are added up. */
+const MAX_SKIP = 2_000_000_000;
+
+/** The column of `course_place` that numbers the list of a filter. */
+function placeColumn(university: string | undefined, semester: string | undefined): Prisma.Sql {
+  if (university === undefined) return Prisma.raw(semester === undefined ? "in_all" : "in_semester");
+  return Prisma.raw(semester === undefined ? "in_school" : "in_school_semester");
+}
+
+/**
+ * The ids of the public courses in `window` of the list that `args` (without
+ * `q`) filters, in the default order; undefined when a place cannot answer
+ * (the caller then pages as Prisma does).
+ */
+export async function placeWindow(prisma: ReadClient, args: CourseFilterArgs, window: SearchWindow): Promise<number[] | undefined> {
+  const university = present(args.university);
+  const semester = present(args.semester);
+  const column = placeColumn(university, semester);
+  // A school matches by its code (as `universityMatch` lower-cases it) or its exact Chinese name.
+  const code = university?.toLowerCase() ?? null;
+  const name = university ?? null;
+  const scope = Prisma.sql`(${name}::text IS NULL OR p.university_id = (SELECT min(id) FROM school))
+                       AND (${semester ?? null}::text IS NULL OR p.semester = ${semester ?? null}::text)`;
+  const cursor = window.cursor ?? null;
+  const skip = Math.min(window.skip, MAX_SKIP);
+  const [row] = await prisma.$queryRaw<{ schools: number; at: number | null; ids: number[] }[]>`
+    WITH school AS (
+      SELECT id FROM university WHERE ${name}::text IS NOT NULL AND (code_key = ${code}::text OR name_zh = ${name}::text) LIMIT 2
+    ),
+    placed AS (
+      SELECT (SELECT count(*) FROM school)::int AS schools,
+             (SELECT p.${column} FROM course_place p WHERE p.id = ${cursor}::int AND ${scope}) AS at
+    ),
+    base AS (
+      SELECT schools, at,
+             CASE WHEN ${cursor}::int IS NOT NULL THEN at::bigint
+                  WHEN ${window.take}::int >= 0 THEN 1
+                  ELSE (SELECT max(p.${column}) FROM course_place p WHERE ${scope})
+             END AS from_place
+        FROM placed
+    ),
+    bounds AS (
+      SELECT schools, at,
+             CASE WHEN ${window.take}::int >= 0 THEN from_place + ${skip}::bigint
+                  ELSE from_place - ${skip}::bigint + ${window.take}::int + 1 END AS lo,
+             CASE WHEN ${window.take}::int >= 0 THEN from_place + ${skip}::bigint + ${window.take}::int - 1
+                  ELSE from_place - ${skip}::bigint END AS hi
+        FROM base
+    )
+    SELECT schools, at,
+           ARRAY(SELECT p.id FROM course_place p WHERE ${scope} AND p.${column} BETWEEN bounds.lo AND bounds.hi ORDER BY p.${column}) AS ids
+      FROM bounds`;
+  if (!row || row.schools > 1 || (cursor !== null && row.at === null)) return undefined;
+  return row.ids;
+}

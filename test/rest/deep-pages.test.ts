@@ -1,0 +1,256 @@
+/**
+ * Pages of public courses at any depth (issue 54) read the import's places
+ * (`course_place`, src/schema/course-places.ts) instead of an OFFSET, and
+ * answer exactly what a plain `ORDER BY semester DESC, id OFFSET … LIMIT …`
+ * over the courses answers: items, order and totals, with every filter of
+ * operation 2, every page size, the first, middle, last and past-the-last
+ * pages; over REST, GraphQL's `coursePage`, and the `courses` connection
+ * walked whole forwards and backwards by cursor. The cases a place cannot
+ * answer (a Chinese name two schools share, a cursor outside the filtered
+ * list) still answer the same, through Prisma.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildCourses } from "../../src/demo/courses.js";
+import { DEMO_UNIVERSITIES } from "../../src/demo/index.js";
+import { exportDocument } from "../../src/import/records.js";
+import { type TestGateway, testGateway } from "../support/gateway.js";
+
+/** A 16th school with NTU's Chinese name: `university=國立臺灣大學` matches two schools. */
+const NAMESAKE = { ...DEMO_UNIVERSITIES[0]!, id: 16, code: "NTU2", name_en: "Namesake University" };
+const SHARED_NAME = NAMESAKE.name_zh;
+
+function catalogue(): unknown {
+  const universities = [...DEMO_UNIVERSITIES.map((u) => ({ ...u })), NAMESAKE];
+  // 6,000 courses over 16 schools and 7 semesters, a fifth private, ids with gaps.
+  const courses = buildCourses(54, universities, 6_000);
+  return exportDocument(new Date("2026-11-28T00:00:00Z"), { universities, courses });
+}
+
+interface Filter {
+  university?: string;
+  semester?: string;
+}
+
+interface Found {
+  ids: number[];
+  total: number;
+}
+
+let t: TestGateway;
+beforeAll(async () => {
+  t = await testGateway(catalogue());
+}, 120_000);
+afterAll(() => t?.close());
+
+/** The whole filtered list, in the default order, by a plain scan of the courses. */
+async function scan(f: Filter): Promise<number[]> {
+  const rows = await t.db.query<{ id: number }>(
+    `SELECT c.id FROM course c JOIN university u ON u.id = c.university_id
+      WHERE c.is_public
+        AND ($1::text IS NULL OR u.code_key = lower($1) OR u.name_zh = $1)
+        AND ($2::text IS NULL OR c.semester = $2)
+      ORDER BY c.semester DESC, c.id`,
+    [f.university?.trim() ? f.university : null, f.semester?.trim() ? f.semester : null],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** One page by a plain OFFSET, and the filter's total. */
+async function offsetPage(f: Filter, page: number, size: number): Promise<Found> {
+  const rows = await t.db.query<{ id: number; total: number }>(
+    `SELECT c.id, count(*) OVER ()::int AS total FROM course c JOIN university u ON u.id = c.university_id
+      WHERE c.is_public
+        AND ($1::text IS NULL OR u.code_key = lower($1) OR u.name_zh = $1)
+        AND ($2::text IS NULL OR c.semester = $2)
+      ORDER BY c.semester DESC, c.id OFFSET $3 LIMIT $4`,
+    [f.university?.trim() ? f.university : null, f.semester?.trim() ? f.semester : null, (page - 1) * size, size],
+  );
+  return { ids: rows.map((r) => r.id), total: rows[0]?.total ?? (await scan(f)).length };
+}
+
+async function rest(f: Filter, page: number, size: number): Promise<Found> {
+  const params = new URLSearchParams({ page: String(page), page_size: String(size), ...f });
+  const response = await t.gateway.fetch(`http://gateway.test/api/v1/courses?${params}`);
+  const body = (await response.json()) as { items: { id: number }[]; total: number; page: number; page_size: number };
+  expect(response.status, JSON.stringify(body)).toBe(200);
+  expect([body.page, body.page_size]).toEqual([page, size]);
+  return { ids: body.items.map((c) => c.id), total: body.total };
+}
+
+/** A statement that reads the courses table with an OFFSET (Prisma's paging). */
+const skipsCourses = (sql: string) => /"course"(?!_)/.test(sql) && /\bOFFSET\b/i.test(sql);
+
+const FILTERS: Filter[] = [
+  {},
+  { university: "NTU" },
+  { university: "nthu" },
+  { university: "國立成功大學" },
+  { semester: "113-1" },
+  { semester: "111-1" },
+  { university: "NCKU", semester: "112-2" },
+  { university: "ntu2", semester: "114-1" },
+  { university: "NOPE" },
+  { semester: "099-9" },
+  { university: " ", semester: "" },
+];
+
+/** The pages worth asking for a list of `total` at `size` a page: first, second, middle, last, past the last. */
+function pagesOf(total: number, size: number): number[] {
+  const last = Math.max(1, Math.ceil(total / size));
+  return [...new Set([1, 2, Math.floor(last / 2) + 1, last - 1, last, last + 1].filter((p) => p >= 1))];
+}
+
+describe("deep pages of operation 2", () => {
+  it("the catalogue is large enough to matter: thousands of public courses, every school and semester", async () => {
+    const all = await scan({});
+    expect(all.length).toBeGreaterThan(4_000);
+    const [places] = await t.db.query<{ n: number; last: number }>("SELECT count(*)::int AS n, max(in_all) AS last FROM course_place");
+    expect(places).toEqual({ n: all.length, last: all.length });
+  });
+
+  it("every filter, page size and depth answers what ORDER BY … OFFSET answers, read by place", async () => {
+    let asked = 0;
+    for (const f of FILTERS) {
+      const total = (await scan(f)).length;
+      for (const size of [1, 7, 20, 100]) {
+        for (const page of pagesOf(total, size)) {
+          t.statements.length = 0;
+          expect(await rest(f, page, size), JSON.stringify({ f, page, size })).toEqual(await offsetPage(f, page, size));
+          // Read by place: no statement skips courses by OFFSET.
+          expect(t.statements.some((s) => s.includes("course_place"))).toBe(true);
+          expect(t.statements.filter(skipsCourses)).toEqual([]);
+          asked++;
+        }
+      }
+    }
+    expect(asked).toBeGreaterThan(150);
+  }, 120_000);
+
+  it("a Chinese name two schools share: both schools' courses, in one order, through Prisma", async () => {
+    const f = { university: SHARED_NAME };
+    const all = await scan(f);
+    const [a, b] = await t.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM course WHERE is_public AND university_id IN (1, 16) GROUP BY university_id ORDER BY university_id",
+    );
+    expect(all.length).toBe(a!.n + b!.n);
+    for (const size of [7, 100]) {
+      for (const page of pagesOf(all.length, size)) {
+        t.statements.length = 0;
+        expect(await rest(f, page, size)).toEqual(await offsetPage(f, page, size));
+        if (page > 1) expect(t.statements.filter(skipsCourses)).toHaveLength(1);
+      }
+    }
+  });
+
+  it("GraphQL's coursePage at depth is REST's page", async () => {
+    const f = { university: "NYCU", semester: "113-2" };
+    const { total } = await offsetPage(f, 1, 3);
+    const page = Math.ceil(total / 3);
+    const body = await t.graphql(
+      `query ($u: String, $s: String, $p: Int!) { coursePage(university: $u, semester: $s, page: $p, pageSize: 3) { total items { databaseId } } }`,
+      { u: f.university, s: f.semester, p: page },
+    );
+    expect(body.errors).toBeUndefined();
+    const got = body.data!.coursePage as { total: number; items: { databaseId: number }[] };
+    expect({ ids: got.items.map((c) => c.databaseId), total: got.total }).toEqual(await offsetPage(f, page, 3));
+  });
+});
+
+interface Edge {
+  cursor: string;
+  node: { databaseId: number };
+}
+interface Connection {
+  totalCount: number;
+  edges: Edge[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean };
+}
+
+async function connection(f: Filter, args: string): Promise<Connection> {
+  const body = await t.graphql(
+    `query ($u: String, $s: String) {
+       courses(university: $u, semester: $s, ${args}) {
+         totalCount edges { cursor node { databaseId } } pageInfo { hasNextPage hasPreviousPage }
+       }
+     }`,
+    { u: f.university ?? null, s: f.semester ?? null },
+  );
+  expect(body.errors, args).toBeUndefined();
+  return body.data!.courses as Connection;
+}
+
+describe("the courses connection, by cursor", () => {
+  it.each<[string, Filter, number]>([
+    ["every public course", {}, 100],
+    ["one school", { university: "NCKU" }, 37],
+    ["one semester", { semester: "112-1" }, 50],
+    ["one school's semester", { university: "NTU", semester: "114-1" }, 9],
+    ["a name two schools share", { university: SHARED_NAME }, 64],
+  ])(
+    "%s: walked whole forwards and backwards, the order of the scan",
+    async (_name, f, size) => {
+      const expected = await scan(f);
+      const forward: number[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const c = await connection(f, `first: ${size}${after ? `, after: "${after}"` : ""}`);
+        expect(c.totalCount).toBe(expected.length);
+        forward.push(...c.edges.map((e) => e.node.databaseId));
+        expect(c.pageInfo.hasPreviousPage).toBe(after !== undefined);
+        if (!c.pageInfo.hasNextPage) break;
+        after = c.edges.at(-1)!.cursor;
+      }
+      expect(forward).toEqual(expected);
+
+      const backward: number[] = [];
+      let before: string | undefined;
+      for (;;) {
+        const c = await connection(f, `last: ${size}${before ? `, before: "${before}"` : ""}`);
+        backward.unshift(...c.edges.map((e) => e.node.databaseId));
+        if (!c.pageInfo.hasPreviousPage) break;
+        before = c.edges[0]!.cursor;
+      }
+      expect(backward).toEqual(expected);
+    },
+    60_000,
+  );
+
+  it("a cursor outside the filtered list pages as before: Prisma's paging from its place, which also skips the first row after it", async () => {
+    const ntu = await scan({ university: "NTU" });
+    const others = (await scan({})).filter((id) => !ntu.includes(id));
+    const outsider = others[Math.floor(others.length / 2)]!;
+    const all = await connection({}, "first: 1000");
+    // Its cursor, from the unfiltered list (the first 1,000 courses are enough when it is among them; otherwise walk on).
+    let cursor = all.edges.find((e) => e.node.databaseId === outsider)?.cursor;
+    let after = all.edges.at(-1)!.cursor;
+    while (!cursor) {
+      const next = await connection({}, `first: 100, after: "${after}"`);
+      cursor = next.edges.find((e) => e.node.databaseId === outsider)?.cursor;
+      after = next.edges.at(-1)!.cursor;
+    }
+    const [place] = await t.db.query<{ semester: string }>("SELECT semester FROM course WHERE id = $1", [outsider]);
+    const rows = await t.db.query<{ id: number }>(
+      `SELECT id FROM course WHERE is_public AND university_id = 1 AND (semester < $1 OR (semester = $1 AND id > $2))
+        ORDER BY semester DESC, id LIMIT 6`,
+      [place!.semester, outsider],
+    );
+    const c = await connection({ university: "NTU" }, `first: 5, after: "${cursor}"`);
+    expect(c.edges.map((e) => e.node.databaseId)).toEqual(rows.slice(1).map((r) => r.id));
+  });
+
+  it("the places decide the answer: a tampered place moves its course (the comparisons above would see it)", async () => {
+    const f = { semester: "113-1" };
+    const expected = await offsetPage(f, 3, 20);
+    const [a, b] = expected.ids;
+    // Each takes the other's place in its semester's list.
+    const swap = `UPDATE course_place p SET in_semester = o.in_semester FROM course_place o
+                   WHERE (p.id, o.id) IN ((${a}, ${b}), (${b}, ${a}))`;
+    await t.db.exec(swap);
+    try {
+      expect((await rest(f, 3, 20)).ids).toEqual([b, a, ...expected.ids.slice(2)]);
+    } finally {
+      await t.db.exec(swap);
+    }
+    expect(await rest(f, 3, 20)).toEqual(expected);
+  });
+});

@@ -27,6 +27,11 @@ export interface Case {
   growth?: boolean;
   /** A POST body sent to `/graphql` of every gateway before the case runs (a persisted document's registration). */
   setup?: string;
+  /**
+   * A REST list's last page: before the run, the path gets the `page` that
+   * the first page's `total` makes the last (main.ts, lastPage).
+   */
+  last?: true;
 }
 
 const NESTED = JSON.stringify({
@@ -82,6 +87,14 @@ const searchQuery = (q: string) =>
     variables: { q },
   });
 
+/** GraphQL's first page of one school's courses matching `q`. */
+const schoolSearchQuery = (school: string, q: string) =>
+  JSON.stringify({
+    query:
+      "query ($ref: String!, $q: String) { university(ref: $ref) { courses(q: $q, first: 20) { totalCount nodes { databaseId courseNameChinese semester } } } }",
+    variables: { ref: school, q },
+  });
+
 /** A semester every dataset's courses have. */
 const SEMESTER = "113-1";
 
@@ -118,20 +131,45 @@ export function cases(ids: { course: number; pack: string; word: string; school:
       path: "/mcp",
       ...modernMcpCall("list_courses", { page_size: 20 }),
     },
-    // Growth: the same operations on 1,000 and 100,000 courses (each filter, a page 40 deep, every
+    get("op 10 packs q", "demo", "/api/v1/hub/packs?q=quiz"),
+    // Growth: the same operations on 1,000, 100,000 and 1,000,000 courses (each filter, a page 40 deep, every
     // grouping), and on 2.8 M observations (compared with the demo's 35 days, results.ts).
-    ...(["courses-1k", "large"] as const).flatMap((dataset) => [
+    ...(["courses-1k", "large", "taiwan"] as const).flatMap((dataset) => [
       get("op 2 courses", dataset, "/api/v1/courses", growth),
       get("op 2 courses q", dataset, `/api/v1/courses?q=${encodeURIComponent(ids.word)}`, growth),
       ...SHORT_TERMS.map(([label, q]) => get(`op 2 courses q ${label}`, dataset, `/api/v1/courses?q=${encodeURIComponent(q)}`, growth)),
       { name: "GraphQL courses q 2 zh", dataset, method: "POST" as const, path: "/graphql", body: searchQuery("資料"), ...growth },
       get("op 2 courses university", dataset, `/api/v1/courses?university=${ids.school.toLowerCase()}`, growth),
       get("op 2 courses semester", dataset, `/api/v1/courses?semester=${SEMESTER}`, growth),
+      get("op 2 courses university semester", dataset, `/api/v1/courses?university=${ids.school}&semester=${SEMESTER}`, growth),
+      get("op 2 courses q long", dataset, `/api/v1/courses?q=${encodeURIComponent("machine learning")}`, growth),
+      {
+        name: "GraphQL University.courses q",
+        dataset,
+        method: "POST" as const,
+        path: "/graphql",
+        body: schoolSearchQuery(ids.school, "學"),
+        ...growth,
+      },
+      get("op 4 course_stats university", dataset, `/api/v1/course_stats?university=${ids.school}`, growth),
+      get("op 4 course_stats year university", dataset, `/api/v1/course_stats?group_by=year&university=${ids.school}`, growth),
+      get("op 4 course_stats school university", dataset, `/api/v1/course_stats?group_by=school&university=${ids.school}`, growth),
       get("op 2 courses page 40", dataset, "/api/v1/courses?page=40", growth),
       get("op 4 course_stats", dataset, "/api/v1/course_stats", growth),
       get("op 4 course_stats year", dataset, "/api/v1/course_stats?group_by=year", growth),
       get("op 4 course_stats school", dataset, "/api/v1/course_stats?group_by=school", growth),
     ]),
+    // Deep pages (issue 54): each filter's last page on 1,000,000 courses, beside its first page above.
+    ...(
+      [
+        ["", ""],
+        [" university", `university=${ids.school}`],
+        [" semester", `semester=${SEMESTER}`],
+        [" university semester", `university=${ids.school}&semester=${SEMESTER}`],
+        [" q 1 char", `q=${encodeURIComponent(SHORT_TERMS[0][1])}`],
+      ] as const
+    ).map(([label, query]) => get(`op 2 courses${label} last page`, "taiwan", `/api/v1/courses?${query}`, { ...growth, last: true })),
+    get("op 10 packs q", "taiwan", "/api/v1/hub/packs?q=quiz", growth),
     get("op 8 history days=7", "large", `/api/v1/environment/schools/${ids.school}/history?days=7`, growth),
     get("op 8 history days=90", "large", `/api/v1/environment/schools/${ids.school}/history?days=90`, growth),
     get("op 9 snapshot limit=100", "large", "/api/v1/environment/snapshot?limit=100", growth),

@@ -24,7 +24,7 @@ import { benchReport } from "../report.js";
 import { type Case, cases } from "./cases.js";
 import { DATASETS, type DatasetName, type Filled, fillDatabase } from "./datasets.js";
 import { cpuMs, freePorts, type Measured, memoryMiB, resetPeak, serverMiB, startNode } from "./process.js";
-import { growthTable, type Result, summarize, table, writeDocs } from "./results.js";
+import { deepTable, growthTable, type Result, summarize, table, writeDocs } from "./results.js";
 import { otlpSink } from "./otlp-sink.js";
 import { answer, loadOf, register } from "./load.js";
 import { haveWrk, type Round, wrk } from "./wrk.js";
@@ -178,19 +178,35 @@ function levels(kind: Kind, c: Case): number[] {
   return kind === "postgres" ? counts : [counts[Math.min(1, counts.length - 1)]!];
 }
 
-async function benchDatabase(kind: Kind, all: Map<DatasetName, Prepared>, results: Result[]): Promise<void> {
+/** The cases --only keeps (the demo's ids are stand-ins until it is filled: they name the cases' datasets alone). */
+function chosen(ids: Filled["ids"] = { course: 0, pack: "", word: "", school: "" }): Case[] {
   const only = values.only?.split(",");
-  const list = cases(all.get("demo")!.ids!).filter((c) => !only || only.some((text) => c.name.includes(text)));
+  return cases(ids).filter((c) => !only || only.some((text) => c.name.includes(text)));
+}
+
+/**
+ * The path of a last-page case (`last`): its list's first page, asked now,
+ * gives the total, so the last page number.
+ */
+async function lastPage(c: Case, base: string, key: string): Promise<Case> {
+  if (!c.last) return c;
+  const first = await answer(loadOf(base, c, key));
+  const { total, page_size: size } = JSON.parse(first.text) as { total: number; page_size: number };
+  return { ...c, path: `${c.path}${c.path.includes("?") ? "&" : "?"}page=${Math.max(1, Math.ceil(total / size))}` };
+}
+
+async function benchDatabase(kind: Kind, all: Map<DatasetName, Prepared>, results: Result[]): Promise<void> {
+  const list = chosen(all.get("demo")!.ids!);
   for (const dataset of DATASETS_OF[kind]) {
     const mine = list.filter((c) => c.dataset === dataset);
     if (mine.length) await benchDataset(kind, dataset, all.get(dataset)!, mine, results);
   }
 }
 
-async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared, list: Case[], results: Result[]) {
+async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared, asked: Case[], results: Result[]) {
   report.progress.phase(`${kind}/${dataset}: starting`);
   // Growth cases run on the gateway alone: the other servers start only for the rest.
-  const compared = list.some((c) => !c.growth);
+  const compared = asked.some((c) => !c.growth);
   // On the embedded default the other processes join the server the first gateway started.
   const bareEnv: Record<string, string> = !compared
     ? {}
@@ -200,6 +216,8 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
         }
       : { BENCH_DATABASE_URL: prepared.env.DATABASE_URL! };
   const gateway = await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0" });
+  const list: Case[] = [];
+  for (const c of asked) list.push(await lastPage(c, gateway.base, prepared.key));
   const cached = compared ? await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "600000" }) : undefined;
   // The same with two worker processes (src/cluster.ts), cache off.
   const workers = compared ? await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0", WEB_CONCURRENCY: "2" }) : undefined;
@@ -349,7 +367,10 @@ try {
     KINDS.map(async (kind) => {
       const all = new Map<DatasetName, Prepared>();
       databases.set(kind, all);
-      for (const dataset of DATASETS_OF[kind]) all.set(dataset, await prepare(kind, dataset));
+      // The demo always (the cases' ids come from it), and the others only for a case of theirs.
+      const needed = new Set(chosen().map((c) => c.dataset));
+      for (const dataset of DATASETS_OF[kind])
+        if (dataset === "demo" || needed.has(dataset)) all.set(dataset, await prepare(kind, dataset));
     }),
   );
   for (const outcome of filled) if (outcome.status === "rejected") throw outcome.reason;
@@ -363,7 +384,8 @@ const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? "CPU"}, ${(tot
 mkdirSync("artifacts", { recursive: true });
 writeFileSync("artifacts/bench.json", `${JSON.stringify({ at: NOW.toISOString(), machine, results }, null, 2)}\n`);
 report.say(
-  `\ngrowth (the same build, cache off; 100,000 courses and 2.8 M observations against 1,000 courses or the demo):\n${growthTable(results)}`,
+  `\ngrowth (the same build, cache off; 100,000 and 1,000,000 courses and 2.8 M observations against 1,000 courses or the demo):\n${growthTable(results)}` +
+    `\n\ndeep pages (1,000,000 courses, cache off: each list's last page beside its first):\n${deepTable(results)}`,
 );
 report.say(`\ntraced gateway: ${sink.exports.toLocaleString("en-US")} OTLP exports, ${(sink.bytes / 1e6).toFixed(1)} MB`);
 report.say(`\nmachine: ${machine}\nresults: artifacts/bench.json`);

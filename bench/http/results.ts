@@ -186,14 +186,18 @@ function docsTables(results: Result[]): string {
     .join("\n\n");
 }
 
+/** The growth sets, each compared with 1,000 courses (or the demo data). */
+const GROWN = ["large", "taiwan"] as const;
+
 /**
- * Each large-dataset case beside the same case on 1,000 courses (or, for the
- * environment, on the demo data), at the same connection count: how its rate
- * holds as the tables grow.
+ * Each case on a large set (`large`, 100,000 courses; `taiwan`, 1,000,000)
+ * beside the same case on 1,000 courses (or, for the environment and Packs, on
+ * the demo data), at the same connection count: how its rate holds as the
+ * tables grow.
  */
 export function growthTable(results: Result[]): string {
   const rows = results
-    .filter((r) => r.dataset === "large")
+    .filter((r) => (GROWN as readonly string[]).includes(r.dataset) && !r.name.endsWith(" last page"))
     .flatMap((large) => {
       const small =
         results.find(
@@ -208,6 +212,7 @@ export function growthTable(results: Result[]): string {
         [
           large.name,
           String(large.connections),
+          large.dataset,
           small.dataset,
           n(small.gateway.perSecond),
           n(small.gateway.p50Ms, 1),
@@ -217,7 +222,35 @@ export function growthTable(results: Result[]): string {
         ],
       ];
     });
-  return markdown(["case", "c", "against", "small req/s", "small p50 ms", "large req/s", "large p50 ms", "large÷small"], rows);
+  return markdown(["case", "c", "set", "against", "small req/s", "small p50 ms", "large req/s", "large p50 ms", "large÷small"], rows);
+}
+
+/**
+ * Each list's last page on the `taiwan` set beside its first page, at the same
+ * connection count: a page at any depth costs what the first costs (issue 54).
+ */
+export function deepTable(results: Result[]): string {
+  const rows = results
+    .filter((r) => r.dataset === "taiwan" && r.name.endsWith(" last page"))
+    .flatMap((last) => {
+      const name = last.name.slice(0, -" last page".length);
+      const first = results.find(
+        (r) => r.dataset === "taiwan" && r.database === last.database && r.name === name && r.connections === last.connections,
+      );
+      if (!first) return [];
+      return [
+        [
+          name,
+          String(last.connections),
+          n(first.gateway.perSecond),
+          n(first.gateway.p50Ms, 1),
+          n(last.gateway.perSecond),
+          n(last.gateway.p50Ms, 1),
+          n(first.gateway.perSecond / last.gateway.perSecond, 2),
+        ],
+      ];
+    });
+  return markdown(["list", "c", "first req/s", "first p50 ms", "last req/s", "last p50 ms", "last÷first cost"], rows);
 }
 
 const START = "<!-- bench:start -->";
@@ -230,7 +263,9 @@ export function writeDocs(path: string, at: Date, machine: string, results: Resu
   if (from < 0 || to < from) throw new Error(`${path} has no ${START} … ${END} section`);
   const section =
     `${START}\nMeasured by \`npm run bench -- --docs\` on ${at.toISOString().slice(0, 10)}: ${machine}.\n\n${docsTables(results)}\n\n` +
-    "Growth: each case on the Taiwan-scale set (`large`: 100,000 courses, 2.8 M observations) beside the same case on 1,000 courses " +
-    `(\`courses-1k\`) or, for the environment, on the demo data; the same build, cache off.\n\n${growthTable(results)}\n`;
+    "Growth: each case on the Taiwan-scale sets (`large`: 100,000 courses, 2.8 M observations; `taiwan`: 1,000,000 courses, " +
+    "src/demo/taiwan.ts) beside the same case on 1,000 courses " +
+    `(\`courses-1k\`) or, for the environment and Packs, on the demo data; the same build, cache off.\n\n${growthTable(results)}\n\n` +
+    `Deep pages: each list's last page on the \`taiwan\` set beside its first page (cost = first req/s ÷ last req/s).\n\n${deepTable(results)}\n`;
   writeFileSync(path, page.slice(0, from) + section + page.slice(to));
 }

@@ -1,9 +1,10 @@
 /**
  * Imports one platform export (docs/contract.md §6) in a single transaction:
- * validate every record while streaming, stage observations in a temporary
- * table, check cross references, then upsert by key and remove what the
- * export no longer holds. Any problem rolls everything back, so a failed
- * import changes nothing.
+ * validate every record while streaming, stage the large sections (courses,
+ * observations) in temporary tables a batch at a time, so that memory stays
+ * bounded whatever the export's size (a million courses), check keys and cross
+ * references, then upsert by key and remove what the export no longer holds.
+ * Any problem rolls everything back, so a failed import changes nothing.
  *
  * The export's field names are the tables' column names, so a record
  * validated by its schema (records.ts) is a row: PostgreSQL turns each JSON
@@ -61,6 +62,11 @@ interface Table<S extends TableSection> {
   check?: (record: Stored<S>, index: number, seen: Seen) => void;
   /** The row of a record, when it is more than the record itself. */
   row?: (record: Stored<S>) => object;
+  /**
+   * Held in a staging table as it is read instead of in memory: a section as
+   * large as the catalogue. Its keys are checked there; it has no `check` or `row`.
+   */
+  staged?: true;
 }
 
 /** Each section's table, in the order parents before children. */
@@ -71,7 +77,7 @@ const TABLES: { [S in TableSection]: Table<S> } = {
     check: (u, index, seen) => seen.unique("universities", index, "code", u.code.toLowerCase()),
     row: (u) => ({ ...u, code_key: u.code.toLowerCase() }),
   },
-  courses: { table: "course", key: ["id"] },
+  courses: { table: "course", key: ["id"], staged: true },
   papers: { table: "paper", key: ["slug"] },
   conferences: { table: "conference", key: ["slug"] },
   hub_packs: {
@@ -127,6 +133,22 @@ async function deleteAbsent(tx: Tx, table: string, key: readonly string[], rows:
   );
 }
 
+/** Upserts a staged section into its table, then deletes the rows whose key it does not hold. */
+async function upsertStaged(tx: Tx, stage: Staging, key: readonly string[]): Promise<void> {
+  const columns = [...stage.columns].map((c) => `"${c}"`);
+  const updates = columns.filter((c) => !key.includes(c.slice(1, -1))).map((c) => `${c} = EXCLUDED.${c}`);
+  const keys = key.map((k) => `"${k}"`);
+  if (stage.count > 0) {
+    await tx.exec(
+      `INSERT INTO "${stage.table}" (${columns}) SELECT ${columns} FROM ${stage.name} ` +
+        `ON CONFLICT (${keys}) DO ${updates.length ? `UPDATE SET ${updates}` : "NOTHING"}`,
+    );
+  }
+  await tx.exec(
+    `DELETE FROM "${stage.table}" t WHERE NOT EXISTS (SELECT 1 FROM ${stage.name} k WHERE ${keys.map((k) => `k.${k} = t.${k}`).join(" AND ")})`,
+  );
+}
+
 /** The keys seen so far, to refuse a second record with the same one. */
 class Seen {
   private keys = new Map<string, Map<string, number>>();
@@ -148,6 +170,67 @@ class Seen {
 
 type Collected = { [S in TableSection]: Stored<S>[] };
 
+/**
+ * Records of one section written to a temporary table (`import_<table>`, the
+ * table's columns and each record's index in its section) a batch at a time
+ * as they are read, so that no more than a batch is held.
+ */
+class Staging {
+  readonly name: string;
+  /** Records staged so far. */
+  count = 0;
+  /** Every column some record has set, in the order first seen. */
+  readonly columns = new Set<string>();
+  private batch: object[] = [];
+
+  constructor(
+    private readonly tx: Tx,
+    readonly table: string,
+    private readonly batchSize: number,
+  ) {
+    this.name = `import_${table}`;
+  }
+
+  create(): Promise<void> {
+    return this.tx.exec(`CREATE TEMP TABLE ${this.name} (idx bigint NOT NULL, LIKE "${this.table}") ON COMMIT DROP`);
+  }
+
+  /** Adds a record; a promise only when a batch is written, so that the reader waits only then. */
+  add(record: object, idx: number): Promise<void> | undefined {
+    for (const column in record) this.columns.add(column);
+    this.batch.push({ ...record, idx });
+    this.count++;
+    if (this.batch.length >= this.batchSize) return this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.batch.length === 0) return;
+    const columns = ["idx", ...this.columns].map((c) => `"${c}"`);
+    const rows = JSON.stringify(this.batch);
+    this.batch = [];
+    await this.tx.query(
+      `INSERT INTO ${this.name} (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::${this.name}, $1::jsonb)`,
+      [rows],
+    );
+  }
+
+  /** Indexes the staged records by `key`, then refuses the first that repeats an earlier one's key. */
+  async checkKeys(section: string, key: readonly string[]): Promise<void> {
+    const columns = key.map((k) => `"${k}"`);
+    await this.tx.exec(`CREATE INDEX ${this.name}_key ON ${this.name} (${columns}, idx)`);
+    const [repeated] = await this.tx.query<{ idx: string; first: string; value: unknown }>(
+      `SELECT a.idx::text, min(b.idx)::text AS first, to_jsonb(a.${columns[0]}) AS value FROM ${this.name} a
+         JOIN ${this.name} b ON ${key.map((k) => `b."${k}" = a."${k}"`).join(" AND ")} AND b.idx < a.idx
+        GROUP BY a.idx, a.${columns[0]} ORDER BY a.idx LIMIT 1`,
+    );
+    if (repeated) {
+      const field = key.length === 1 ? `.${key[0]}` : "";
+      const value = key.length === 1 ? ` ${JSON.stringify(repeated.value)}` : "";
+      throw new ImportError(`${section}[${repeated.idx}]${field}:${value} already used by ${section}[${repeated.first}]`);
+    }
+  }
+}
+
 /** Imports the export read from `input`. Throws ImportError (nothing changed) when it is invalid. */
 export async function importExport(
   db: Pick<Database, "transaction">,
@@ -156,21 +239,18 @@ export async function importExport(
 ): Promise<ImportSummary> {
   const batchSize = options.batchSize ?? 5000;
   const summary = await db.transaction(async (tx): Promise<ImportSummary> => {
-    await tx.exec(`CREATE TEMP TABLE import_observation (idx bigint NOT NULL, LIKE observation) ON COMMIT DROP`);
+    const observations = new Staging(tx, "observation", batchSize);
+    const staged = new Map<TableSection, Staging>();
+    for (const section of TABLE_SECTIONS) {
+      const table: Table<typeof section> = TABLES[section];
+      if (!table.staged) continue;
+      if (table.check || table.row) throw new Error(`import: the staged section ${section} cannot have a check or a row`);
+      staged.set(section, new Staging(tx, table.table, Math.max(1, Math.floor(batchSize / 5))));
+    }
+    for (const stage of [observations, ...staged.values()]) await stage.create();
     const records = Object.fromEntries(TABLE_SECTIONS.map((s) => [s, []])) as unknown as Collected;
     const seen = new Seen();
     let format: unknown;
-    let observations = 0;
-    let batch: (Stored<"observations"> & { idx: number })[] = [];
-    const flush = async () => {
-      if (batch.length === 0) return;
-      const columns = Object.keys(batch[0]!).map((c) => `"${c}"`);
-      await tx.query(
-        `INSERT INTO import_observation (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::import_observation, $1::jsonb)`,
-        [JSON.stringify(batch)],
-      );
-      batch = [];
-    };
 
     const collect = <S extends TableSection>(section: S, index: number, value: unknown) => {
       const record = parseRecord(section, index, value);
@@ -189,25 +269,26 @@ export async function importExport(
       },
       // Not async: a promise only when a batch is written, so that the reader waits only then.
       record(section, index, value) {
-        if (section === "observations") {
-          batch.push({ ...parseRecord(section, index, value), idx: index });
-          observations++;
-          progress?.rows(section, observations);
-          if (batch.length >= batchSize) return flush();
-        } else {
-          collect(section, index, value);
-          progress?.rows(section, index + 1);
-        }
+        progress?.rows(section, index + 1);
+        if (section === "observations") return observations.add(parseRecord(section, index, value), index);
+        const stage = staged.get(section);
+        if (stage) return stage.add(parseRecord(section, index, value), index);
+        collect(section, index, value);
       },
     });
-    await flush();
+    for (const stage of [observations, ...staged.values()]) await stage.flush();
 
     if (format !== EXPORT_FORMAT) {
       throw new ImportError(`format: expected "${EXPORT_FORMAT}", got ${JSON.stringify(format ?? null)}`);
     }
     progress?.phase("checking references");
+    for (const [section, stage] of staged) await stage.checkKeys(section, TABLES[section].key);
     await checkReferences(tx, records);
-    await store(tx, records, observations, progress);
+    const counts = Object.fromEntries(TABLE_SECTIONS.map((s) => [s, staged.get(s)?.count ?? records[s].length])) as Record<
+      TableSection,
+      number
+    >;
+    await store(tx, records, staged, counts, observations.count, progress);
     await rebuildStationDays(tx);
     await rebuildCourseSummaries(tx);
     // The planner's statistics, taken now and committed with the data: the
@@ -217,16 +298,15 @@ export async function importExport(
     progress?.phase("committing");
     await tx.exec("ANALYZE");
     await announceChange(tx);
-    const { universities, courses, papers, conferences, hub_packs, stations } = records;
     return {
-      universities: universities.length,
-      courses: courses.length,
-      papers: papers.length,
-      conferences: conferences.length,
-      hubPacks: hub_packs.length,
-      packVersions: hub_packs.reduce((n, p) => n + p.versions.length, 0),
-      stations: stations.length,
-      observations,
+      universities: counts.universities,
+      courses: counts.courses,
+      papers: counts.papers,
+      conferences: counts.conferences,
+      hubPacks: counts.hub_packs,
+      packVersions: records.hub_packs.reduce((n, p) => n + p.versions.length, 0),
+      stations: counts.stations,
+      observations: observations.count,
     };
   });
   for (const [section, rows] of Object.entries(summary)) importRows.inc({ section }, rows);
@@ -234,12 +314,11 @@ export async function importExport(
 }
 
 async function checkReferences(tx: Tx, c: Collected): Promise<void> {
-  const universityIds = new Set(c.universities.map((u) => u.id));
-  c.courses.forEach((course, i) => {
-    if (!universityIds.has(course.university_id)) {
-      throw new ImportError(`courses[${i}].university_id: no university with id ${course.university_id}`);
-    }
-  });
+  const [course] = await tx.query<{ idx: string; university_id: number }>(
+    `SELECT idx::text, university_id FROM import_course WHERE university_id <> ALL ($1::int[]) ORDER BY idx LIMIT 1`,
+    [c.universities.map((u) => u.id)],
+  );
+  if (course) throw new ImportError(`courses[${course.idx}].university_id: no university with id ${course.university_id}`);
   await tx.exec(`CREATE INDEX import_observation_key ON import_observation (station_id, observed_at, idx)`);
   const unknown = await tx.query<{ idx: string; station_id: string }>(
     `SELECT idx::text, station_id FROM import_observation
@@ -260,18 +339,31 @@ async function checkReferences(tx: Tx, c: Collected): Promise<void> {
 }
 
 /** Writes what the export holds, telling `progress` the rows written so far. */
-async function store(tx: Tx, c: Collected, observations: number, progress: Progress | undefined): Promise<void> {
+async function store(
+  tx: Tx,
+  c: Collected,
+  staged: ReadonlyMap<TableSection, Staging>,
+  counts: Record<TableSection, number>,
+  observations: number,
+  progress: Progress | undefined,
+): Promise<void> {
   const versions = versionRows(c.hub_packs);
   let written = 0;
   const wrote = (rows: number) => {
     written += rows;
     progress?.set(written);
   };
-  const total = TABLE_SECTIONS.reduce((n, s) => n + c[s].length, 0) + versions.length + observations;
+  const total = TABLE_SECTIONS.reduce((n, s) => n + counts[s], 0) + versions.length + observations;
   progress?.phase("writing", { total, unit: "rows" });
   // Parents first; removing a parent cascades to its children.
   for (const section of TABLE_SECTIONS) {
     const { table, key, row } = TABLES[section] as Table<typeof section>;
+    const stage = staged.get(section);
+    if (stage) {
+      await upsertStaged(tx, stage, key);
+      wrote(stage.count);
+      continue;
+    }
     const rows = row ? (c[section] as Stored<typeof section>[]).map(row) : c[section];
     await upsert(tx, table, key, rows);
     await deleteAbsent(tx, table, key, rows);

@@ -42,8 +42,24 @@ function gramsOf(texts: readonly (string | null)[]): Set<string> {
   return grams;
 }
 
-/** Rebuilds `course_gram` from `course_title` and `course_search`, inside the import's transaction. */
-export async function rebuildTitleGrams(tx: Pick<Database, "exec" | "query">): Promise<void> {
+/**
+ * The lists' entries built at once, at most (4 bytes each): a million courses
+ * hold about 74 million, so their lists are built and written a range of
+ * pieces at a time, which keeps the importer's memory bounded (issue 54).
+ */
+const LIST_BUDGET = 8_000_000;
+
+/** Each title's pieces, by number, in one array: those of title `id` are `pieces[start[id]]` to `pieces[start[id + 1] - 1]`. */
+interface TitlePieces {
+  start: Int32Array;
+  pieces: Int32Array;
+}
+
+/**
+ * Rebuilds `course_gram` from `course_title` and `course_search`, inside the
+ * import's transaction, building at most about `budget` list entries at once.
+ */
+export async function rebuildTitleGrams(tx: Pick<Database, "exec" | "query">, budget = LIST_BUDGET): Promise<void> {
   await tx.exec("DELETE FROM course_gram");
   const titles = await tx.query<{ id: number; zh: string | null; en: string | null }>(
     "SELECT id, lower(name_zh) AS zh, lower(name_en) AS en FROM course_title ORDER BY id",
@@ -52,37 +68,40 @@ export async function rebuildTitleGrams(tx: Pick<Database, "exec" | "query">): P
     `SELECT array_agg(id ORDER BY semester DESC, id) AS ids, array_agg(title_id ORDER BY semester DESC, id) AS titles
        FROM course_search`,
   );
-  const courseIds = ordered?.ids ?? [];
-  const courseTitles = ordered?.titles ?? [];
+  const courseIds = Int32Array.from(ordered?.ids ?? []);
+  const courseTitles = Int32Array.from(ordered?.titles ?? []);
+  const titleIds = Int32Array.from(titles, (t) => t.id);
 
-  // Each title's pieces, as numbers; then each piece's courses (in the default order) and titles (by id).
+  // Each title's pieces, as numbers.
   const gramNumber = new Map<string, number>();
   const grams: string[] = [];
-  const titleGrams = new Map<number, Int32Array>();
+  const maxId = titles.reduce((max, t) => Math.max(max, t.id), 0);
+  const start = new Int32Array(maxId + 2);
+  let pieces = new Int32Array(1024);
+  let used = 0;
   for (const title of titles) {
-    const numbers = [...gramsOf([title.zh, title.en])].map((gram) => {
+    start[title.id] = used;
+    for (const gram of gramsOf([title.zh, title.en])) {
       let n = gramNumber.get(gram);
       if (n === undefined) {
         n = grams.push(gram) - 1;
         gramNumber.set(gram, n);
       }
-      return n;
-    });
-    titleGrams.set(title.id, Int32Array.from(numbers));
+      if (used === pieces.length) {
+        const grown = new Int32Array(pieces.length * 2);
+        grown.set(pieces);
+        pieces = grown;
+      }
+      pieces[used++] = n;
+    }
+    start[title.id + 1] = used;
   }
-  const courses = lists(
-    grams.length,
-    courseIds.length,
-    (i) => titleGrams.get(courseTitles[i]!),
-    (i) => courseIds[i]!,
-  );
-  const titleLists = lists(
-    grams.length,
-    titles.length,
-    (i) => titleGrams.get(titles[i]!.id),
-    (i) => titles[i]!.id,
-  );
+  titles.length = 0;
+  const byTitle: TitlePieces = { start, pieces };
 
+  // Each piece's courses (in the default order) and titles (by id), a range of pieces at a time.
+  const courseSizes = sizes(grams.length, byTitle, courseTitles);
+  const titleSizes = sizes(grams.length, byTitle, titleIds);
   let batch = { grams: [] as string[], courses: [] as string[], titles: [] as string[], chars: 0 };
   const flush = async () => {
     if (batch.grams.length === 0) return;
@@ -93,27 +112,49 @@ export async function rebuildTitleGrams(tx: Pick<Database, "exec" | "query">): P
     );
     batch = { grams: [], courses: [], titles: [], chars: 0 };
   };
-  for (let n = 0; n < grams.length; n++) {
-    const [courseList, titleList] = [`{${courses[n]!.join(",")}}`, `{${titleLists[n]!.join(",")}}`];
-    batch.grams.push(grams[n]!);
-    batch.courses.push(courseList);
-    batch.titles.push(titleList);
-    batch.chars += courseList.length + titleList.length;
-    if (batch.chars >= BATCH_CHARS) await flush();
+  for (let from = 0; from < grams.length; ) {
+    let to = from;
+    let entries = 0;
+    do entries += courseSizes[to]! + titleSizes[to++]!;
+    while (to < grams.length && entries + courseSizes[to]! + titleSizes[to]! <= budget);
+    const courses = lists(from, to, courseSizes, byTitle, courseTitles, courseIds);
+    const titleLists = lists(from, to, titleSizes, byTitle, titleIds, titleIds);
+    for (let n = from; n < to; n++) {
+      const [courseList, titleList] = [`{${courses[n - from]!.join(",")}}`, `{${titleLists[n - from]!.join(",")}}`];
+      batch.grams.push(grams[n]!);
+      batch.courses.push(courseList);
+      batch.titles.push(titleList);
+      batch.chars += courseList.length + titleList.length;
+      if (batch.chars >= BATCH_CHARS) await flush();
+    }
+    from = to;
   }
   await flush();
 }
 
+/** How many of the items (each a title id, in `titleOf`) hold each of `count` pieces. */
+function sizes(count: number, byTitle: TitlePieces, titleOf: Int32Array): Int32Array {
+  const out = new Int32Array(count);
+  for (const title of titleOf) {
+    for (let i = byTitle.start[title]!; i < byTitle.start[title + 1]!; i++) out[byTitle.pieces[i]!]!++;
+  }
+  return out;
+}
+
 /**
- * For each of `count` pieces, the ids of the `items` whose pieces (`piecesOf(i)`,
- * by number) include it, in the items' order: counted first, so that each
- * list is allocated once.
+ * For pieces `from` to `to - 1`, the ids (`idOf`) of the items whose title
+ * (`titleOf`) holds each, in the items' order; each list allocated once, at
+ * its size.
  */
-function lists(count: number, items: number, piecesOf: (i: number) => Int32Array | undefined, idOf: (i: number) => number): Int32Array[] {
-  const sizes = new Int32Array(count);
-  for (let i = 0; i < items; i++) for (const n of piecesOf(i) ?? []) sizes[n]!++;
-  const out = Array.from(sizes, (size) => new Int32Array(size));
-  const filled = new Int32Array(count);
-  for (let i = 0; i < items; i++) for (const n of piecesOf(i) ?? []) out[n]![filled[n]!++] = idOf(i);
+function lists(from: number, to: number, size: Int32Array, byTitle: TitlePieces, titleOf: Int32Array, idOf: Int32Array): Int32Array[] {
+  const out = Array.from({ length: to - from }, (_, k) => new Int32Array(size[from + k]!));
+  const filled = new Int32Array(to - from);
+  for (let i = 0; i < titleOf.length; i++) {
+    const title = titleOf[i]!;
+    for (let j = byTitle.start[title]!; j < byTitle.start[title + 1]!; j++) {
+      const k = byTitle.pieces[j]! - from;
+      if (k >= 0 && k < to - from) out[k]![filled[k]!++] = idOf[i]!;
+    }
+  }
   return out;
 }

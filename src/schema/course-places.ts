@@ -72,3 +72,18 @@ export async function placeWindow(prisma: ReadClient, args: CourseFilterArgs, wi
   if (!row || row.schools > 1 || (cursor !== null && row.at === null)) return undefined;
   return row.ids;
 }
+
+/**
+ * Without a school filter, the page of places `skip + 1` to `skip + take` as
+ * a filter of the courses themselves, so that the page is one statement: the
+ * places of the list are exactly its courses (public, of the semester asked).
+ * With a school, undefined: a name two schools share makes the school's own
+ * places the wrong list, which only a lookup can tell (see placeWindow).
+ */
+export function placeRange(args: CourseFilterArgs, skip: number, take: number): Prisma.CourseWhereInput | undefined {
+  if (present(args.university) !== undefined) return undefined;
+  const semester = present(args.semester);
+  const first = Math.min(skip, MAX_SKIP) + 1;
+  const range = { gte: first, lte: first + take - 1 };
+  return { place: semester === undefined ? { inAll: range } : { semester, inSemester: range } };
+}

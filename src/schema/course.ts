@@ -7,7 +7,7 @@ import { COUNT, jsonSchema, POSITIVE } from "./json-schema.js";
 import { COST, PAGE, pageCost } from "./cost.js";
 import { checkRange, literal, present } from "./arguments.js";
 import { type CourseFilterArgs, type SearchPage, titleSearch, titleSearchTotal } from "./title-search.js";
-import { placeWindow } from "./course-places.js";
+import { placeRange, placeWindow } from "./course-places.js";
 import { universityMatch } from "./university.js";
 
 /** Newest semester first, then by id (docs/contract.md §3). */
@@ -179,6 +179,9 @@ const CoursePage = builder.objectRef<CoursePageShape>("CoursePage").implement({
         const skip = (parent.page - 1) * parent.pageSize;
         if (present(parent.filter.q) === undefined) {
           // By place (./course-places.ts), as cheap at any depth as the first page.
+          // Without a school, one statement: the range of places is the page, filter and all.
+          const range = placeRange(parent.filter, skip, parent.pageSize);
+          if (range) return ctx.prisma.course.findMany({ ...query, where: range, orderBy: COURSE_ORDER });
           const ids = await placeWindow(ctx.prisma, parent.filter, { skip, take: parent.pageSize });
           if (ids) return coursesInOrder(ctx.prisma, query, ids);
           return ctx.prisma.course.findMany({
@@ -215,6 +218,9 @@ builder.queryFields((t) => {
         const { cursor, skip, take, ...selection } = query;
         const window = { cursor: cursor?.id, skip: skip ?? 0, take };
         if (present(a.q) === undefined) {
+          // The first page without a school: one statement, as coursePage's.
+          const range = cursor === undefined && take >= 0 ? placeRange(a, skip ?? 0, take) : undefined;
+          if (range) return ctx.prisma.course.findMany({ ...selection, where: range, orderBy: COURSE_ORDER });
           const ids = await placeWindow(ctx.prisma, a, window);
           if (ids) return coursesInOrder(ctx.prisma, selection, ids);
           return ctx.prisma.course.findMany({ ...query, where: courseFilter(a), orderBy: COURSE_ORDER });

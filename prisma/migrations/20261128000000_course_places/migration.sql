@@ -14,7 +14,8 @@ CREATE TABLE "course_place" (
     "in_school" INTEGER NOT NULL,
     "in_semester" INTEGER NOT NULL,
     "in_school_semester" INTEGER NOT NULL,
-    CONSTRAINT "course_place_pkey" PRIMARY KEY ("id")
+    CONSTRAINT "course_place_pkey" PRIMARY KEY ("id"),
+    CONSTRAINT "course_place_id_fkey" FOREIGN KEY ("id") REFERENCES "course"("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 CREATE INDEX "course_place_in_all_idx" ON "course_place"("in_all");
 CREATE INDEX "course_place_university_id_in_school_idx" ON "course_place"("university_id", "in_school");

@@ -4,7 +4,8 @@
  * of 1 to 8 characters (Chinese, English, mixed; `%`, `_` and `\`; upper and
  * lower case; full-width forms), with and without the school and semester
  * filters, on several pages, against a plain ILIKE scan of the same courses
- * (items, their order and `total`). The search reads the import's index of
+ * (items, their order and `total`), over the titles of the demo generator and
+ * of the million-course `taiwan` dataset's. The search reads the import's index of
  * title pieces (src/import/title-grams.ts, src/schema/title-search.ts); the
  * scan reads every course.
  *
@@ -16,6 +17,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCourses } from "../../src/demo/courses.js";
 import { DEMO_UNIVERSITIES } from "../../src/demo/index.js";
+import { taiwanExportChunks } from "../../src/demo/taiwan.js";
 import type { ExportCourse } from "../../src/demo/types.js";
 import { exportDocument } from "../../src/import/records.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
@@ -35,8 +37,15 @@ const CRAFTED: [string | null, string | null, boolean?][] = [
 ];
 
 function catalogue(): unknown {
-  const universities = DEMO_UNIVERSITIES.slice(0, 4).map((u) => ({ ...u }));
-  const courses: ExportCourse[] = buildCourses(43, universities, 400, { titles: "varied" });
+  const universities = DEMO_UNIVERSITIES.map((u) => ({ ...u }));
+  // The demo's varied titles, and those of the taiwan dataset (src/demo/taiwan.ts: every school's own departments), ids apart.
+  const taiwan = JSON.parse([...taiwanExportChunks({ courses: 1_500, schools: 15, packs: 0, days: 0 })].join("")) as {
+    courses: ExportCourse[];
+  };
+  const courses: ExportCourse[] = [
+    ...buildCourses(43, universities.slice(0, 4), 400, { titles: "varied" }),
+    ...taiwan.courses.map((c) => ({ ...c, id: c.id + 100_000 })),
+  ];
   let id = Math.max(...courses.map((c) => c.id));
   const template = courses[0]!;
   CRAFTED.forEach(([zh, en, isPublic], i) => {
@@ -44,7 +53,7 @@ function catalogue(): unknown {
       courses.push({
         ...template,
         id: ++id,
-        university_id: universities[i % universities.length]!.id,
+        university_id: universities[i % 4]!.id,
         course_number: `X${id}`,
         semester,
         course_name_chinese: zh ?? undefined,

@@ -245,6 +245,7 @@ export async function importExport(
       const table: Table<typeof section> = TABLES[section];
       if (!table.staged) continue;
       if (table.check || table.row) throw new Error(`import: the staged section ${section} cannot have a check or a row`);
+      // A fifth of the observations' batch: a course is about five times an observation's size.
       staged.set(section, new Staging(tx, table.table, Math.max(1, Math.floor(batchSize / 5))));
     }
     for (const stage of [observations, ...staged.values()]) await stage.create();

@@ -5,10 +5,7 @@
  * the demo data, or the `taiwan` dataset (src/demo/taiwan.ts), a million
  * public courses by default.
  */
-import { once } from "node:events";
-import { createWriteStream } from "node:fs";
-import { pipeline } from "node:stream/promises";
-import { writeDemoExportFile } from "../demo/index.js";
+import { demoExportChunks, writeExportFile } from "../demo/index.js";
 import { type CommandLine, commandLine, integerOption } from "./args.js";
 
 const LINE = {
@@ -47,22 +44,15 @@ const options = {
   ...(seed !== undefined ? { seed } : {}),
   ...(now ? { now } : {}),
 };
+let chunks: Iterable<string>;
 if (values.dataset === "taiwan") {
   const days = integerOption(LINE, "days", values.days, 0);
   const courses = integerOption(LINE, "courses", values.courses, 0);
-  const { taiwanExportStream } = await import("../demo/taiwan.js");
-  const out = path === "-" ? process.stdout : createWriteStream(path);
-  await pipeline(
-    taiwanExportStream({ ...options, ...(days !== undefined ? { days } : {}), ...(courses !== undefined ? { courses } : {}) }),
-    out,
-    { end: path !== "-" },
-  );
-  if (path !== "-") {
-    if (!out.writableFinished) await once(out, "finish");
-    process.stderr.write(`demo-data: wrote ${out.bytesWritten.toLocaleString("en")} bytes\n`);
-  }
+  const { taiwanExportChunks } = await import("../demo/taiwan.js");
+  chunks = taiwanExportChunks({ ...options, ...(days !== undefined ? { days } : {}), ...(courses !== undefined ? { courses } : {}) });
 } else {
   const days = integerOption(LINE, "days", values.days, 1);
-  const stats = await writeDemoExportFile(path, { ...options, ...(days !== undefined ? { days } : {}) });
-  if (path !== "-") process.stderr.write(`demo-data: wrote ${stats.bytes.toLocaleString("en")} bytes\n`);
+  chunks = demoExportChunks({ ...options, ...(days !== undefined ? { days } : {}) });
 }
+const stats = await writeExportFile(path, chunks);
+if (path !== "-") process.stderr.write(`demo-data: wrote ${stats.bytes.toLocaleString("en")} bytes\n`);

@@ -93,9 +93,17 @@ export function* demoExportChunks(options: DemoExportOptions = {}): Generator<st
   yield "}\n";
 }
 
-/** `items` in slices of `size`. */
-export function* chunked<T>(items: readonly T[], size: number): Generator<T[]> {
-  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
+/** `items` (an array, or a generator too large to hold) in batches of `size`. */
+export function* chunked<T>(items: Iterable<T>, size: number): Generator<T[]> {
+  let batch: T[] = [];
+  for (const item of items) {
+    batch.push(item);
+    if (batch.length === size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length) yield batch;
 }
 
 /** The JSON text of one member of the export, `,"key":[…]`, a batch of records per chunk. */
@@ -123,10 +131,15 @@ export interface DemoWriteStats {
 }
 
 /** Writes the export to `out`, waiting for 'drain' whenever the stream asks to. Does not end `out`. */
-export async function writeDemoExport(out: NodeJS.WritableStream, options: DemoExportOptions = {}): Promise<DemoWriteStats> {
+export function writeDemoExport(out: NodeJS.WritableStream, options: DemoExportOptions = {}): Promise<DemoWriteStats> {
+  return writeChunks(out, demoExportChunks(options));
+}
+
+/** Writes an export's chunks to `out`, waiting for 'drain' whenever the stream asks to. Does not end `out`. */
+async function writeChunks(out: NodeJS.WritableStream, exportChunks: Iterable<string>): Promise<DemoWriteStats> {
   let chunks = 0;
   let bytes = 0;
-  for (const chunk of demoExportChunks(options)) {
+  for (const chunk of exportChunks) {
     chunks++;
     bytes += Buffer.byteLength(chunk);
     if (!out.write(chunk)) await drained(out);
@@ -152,12 +165,17 @@ function drained(out: NodeJS.WritableStream): Promise<void> {
   });
 }
 
-/** Writes the export to a file (or to standard output for "-"). */
-export async function writeDemoExportFile(path: string, options: DemoExportOptions = {}): Promise<DemoWriteStats> {
-  if (path === "-") return writeDemoExport(process.stdout, options);
+/** Writes the demo export to a file (or to standard output for "-"). */
+export function writeDemoExportFile(path: string, options: DemoExportOptions = {}): Promise<DemoWriteStats> {
+  return writeExportFile(path, demoExportChunks(options));
+}
+
+/** Writes an export's chunks (the demo's, the taiwan dataset's) to a file, or to standard output for "-". */
+export async function writeExportFile(path: string, exportChunks: Iterable<string>): Promise<DemoWriteStats> {
+  if (path === "-") return writeChunks(process.stdout, exportChunks);
   const out = createWriteStream(path);
   try {
-    const stats = await writeDemoExport(out, options);
+    const stats = await writeChunks(out, exportChunks);
     out.end();
     await once(out, "finish");
     return stats;

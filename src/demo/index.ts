@@ -9,4 +9,5 @@ export {
   demoExportStream,
   writeDemoExport,
   writeDemoExportFile,
+  writeExportFile,
 } from "./generate.js";

@@ -78,30 +78,18 @@ export function* taiwanExportChunks(options: TaiwanOptions = {}): Generator<stri
   const stations = taiwan.stations();
   yield `{"format":${JSON.stringify(EXPORT_FORMAT)},\n"exported_at":${JSON.stringify(isoInstant(nowMs))}`;
   yield* arrayChunks("universities", chunked(universities, 100));
-  yield* arrayChunks("courses", batches(streamCourses(o.seed, universities, { publicCount: o.courses, semesters: SEMESTERS }), 100));
+  yield* arrayChunks("courses", chunked(streamCourses(o.seed, universities, { publicCount: o.courses, semesters: SEMESTERS }), 100));
   yield* arrayChunks("papers", chunked(buildPapers(), 100));
   yield* arrayChunks("conferences", chunked(buildConferences(), 100));
-  yield* arrayChunks("hub_packs", batches(packs(o.seed, nowMs, o.packs), 20));
+  yield* arrayChunks("hub_packs", chunked(packs(o.seed, nowMs, o.packs), 20));
   yield* arrayChunks("stations", chunked(stations, 100));
-  yield* arrayChunks("observations", batches(observations(o.seed, stations, nowMs, o.days), 1_000));
+  yield* arrayChunks("observations", chunked(observations(o.seed, stations, nowMs, o.days), 1_000));
   yield "}\n";
 }
 
 /** The export as a byte stream (pulls chunks only as fast as the consumer reads). */
 export function taiwanExportStream(options: TaiwanOptions = {}): Readable {
   return Readable.from(taiwanExportChunks(options), { objectMode: false });
-}
-
-function* batches<T>(items: Iterable<T>, size: number): Generator<T[]> {
-  let batch: T[] = [];
-  for (const item of items) {
-    batch.push(item);
-    if (batch.length === size) {
-      yield batch;
-      batch = [];
-    }
-  }
-  if (batch.length) yield batch;
 }
 
 /** `count` Packs: the demo's forty or so, drawn again with further seeds, with new ids. */

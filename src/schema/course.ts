@@ -6,7 +6,7 @@ import { builder } from "./builder.js";
 import { COUNT, jsonSchema, POSITIVE } from "./json-schema.js";
 import { COST, PAGE, pageCost } from "./cost.js";
 import { checkRange, literal, present } from "./arguments.js";
-import { type CourseFilterArgs, type SearchPage, titleSearch, titleSearchTotal } from "./title-search.js";
+import { type CourseFilterArgs, type SearchPage, type SearchWindow, titleSearch, titleSearchTotal } from "./title-search.js";
 import { placeRange, placeWindow } from "./course-places.js";
 import { universityMatch } from "./university.js";
 
@@ -142,6 +142,25 @@ async function coursesInOrder(prisma: ReadClient, query: Pick<Prisma.CourseFindM
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
+/**
+ * The courses of `window` of the list `args` (without `q`) filters, by place
+ * (./course-places.ts), as cheap at any depth as the first page: without a
+ * school and a cursor, one statement (the range of places is the page, filter
+ * and all); otherwise the page's ids, then its courses. Undefined when a
+ * place cannot answer.
+ */
+async function coursesByPlace(
+  prisma: ReadClient,
+  query: Pick<Prisma.CourseFindManyArgs, "select" | "include">,
+  args: CourseFilterArgs,
+  window: SearchWindow,
+) {
+  const range = window.cursor === undefined && window.take >= 0 ? placeRange(args, window.skip, window.take) : undefined;
+  if (range) return prisma.course.findMany({ ...query, where: range, orderBy: COURSE_ORDER });
+  const ids = await placeWindow(prisma, args, window);
+  return ids && coursesInOrder(prisma, query, ids);
+}
+
 interface CoursePageShape {
   filter: CourseFilterArgs;
   page: number;
@@ -178,12 +197,8 @@ const CoursePage = builder.objectRef<CoursePageShape>("CoursePage").implement({
       resolve: async (query, parent, _args, ctx) => {
         const skip = (parent.page - 1) * parent.pageSize;
         if (present(parent.filter.q) === undefined) {
-          // By place (./course-places.ts), as cheap at any depth as the first page.
-          // Without a school, one statement: the range of places is the page, filter and all.
-          const range = placeRange(parent.filter, skip, parent.pageSize);
-          if (range) return ctx.prisma.course.findMany({ ...query, where: range, orderBy: COURSE_ORDER });
-          const ids = await placeWindow(ctx.prisma, parent.filter, { skip, take: parent.pageSize });
-          if (ids) return coursesInOrder(ctx.prisma, query, ids);
+          const placed = await coursesByPlace(ctx.prisma, query, parent.filter, { skip, take: parent.pageSize });
+          if (placed) return placed;
           return ctx.prisma.course.findMany({
             ...query,
             where: courseFilter(parent.filter),
@@ -218,11 +233,8 @@ builder.queryFields((t) => {
         const { cursor, skip, take, ...selection } = query;
         const window = { cursor: cursor?.id, skip: skip ?? 0, take };
         if (present(a.q) === undefined) {
-          // The first page without a school: one statement, as coursePage's.
-          const range = cursor === undefined && take >= 0 ? placeRange(a, skip ?? 0, take) : undefined;
-          if (range) return ctx.prisma.course.findMany({ ...selection, where: range, orderBy: COURSE_ORDER });
-          const ids = await placeWindow(ctx.prisma, a, window);
-          if (ids) return coursesInOrder(ctx.prisma, selection, ids);
+          const placed = await coursesByPlace(ctx.prisma, selection, a, window);
+          if (placed) return placed;
           return ctx.prisma.course.findMany({ ...query, where: courseFilter(a), orderBy: COURSE_ORDER });
         }
         const found = await titleSearch(ctx.prisma, a, window);

@@ -24,6 +24,11 @@ import type { Progress } from "../observe/progress.js";
 import { EXPORT_FORMAT, ImportError, ObservationRecord, parseRecord, type SectionName, type Stored } from "./records.js";
 import { refreshRankings } from "./stations.js";
 
+/** Merges the pending entries of every GIN index of the schema (see importExport). */
+const GIN_MERGE = `SELECT gin_clean_pending_list(i.oid)
+                     FROM pg_class i JOIN pg_am a ON a.oid = i.relam
+                    WHERE a.amname = 'gin' AND i.relnamespace = current_schema()::regnamespace`;
+
 type Tx = Pick<Database, "exec" | "query">;
 
 export interface ImportOptions {
@@ -298,6 +303,11 @@ export async function importExport(
     // later; the nested GraphQL query took 17 ms in the database instead of 3.7.
     progress?.phase("committing");
     await tx.exec("ANALYZE");
+    // The trigram indexes' pending entries, merged into them now: each search
+    // would otherwise read the whole pending list (up to gin_pending_list_limit,
+    // 4 MB) until autovacuum merges it; Packs' `q` over 3,000 Packs took 11 ms
+    // instead of 0.2.
+    await tx.exec(GIN_MERGE);
     await announceChange(tx);
     return {
       universities: counts.universities,

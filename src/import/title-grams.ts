@@ -1,18 +1,24 @@
 /**
- * The index of title searches: for each piece of one or two characters that
- * some public course's title holds, the ids of those courses, in the default
- * order (newest semester first, then by id), and the ids of those titles
- * (`course_title`). A search for a term of one or two characters (`熱`, `資料`,
- * `AI`) reads one row of it, where a trigram index cannot help and every title
- * would be read (issue 43); a longer term checks the titles of its rarest
- * piece only.
+ * The indexes of title searches.
+ *
+ * `course_gram`: for each piece of one or two characters that some public
+ * course's title holds, the ids of those courses, in the default order (newest
+ * semester first, then by id), and the ids of those titles (`course_title`). A
+ * search for a term of one or two characters (`熱`, `資料`, `AI`) reads one row
+ * of it, where a trigram index cannot help and every title would be read
+ * (issue 43).
+ *
+ * `course_word`: the same lists for each word of three characters or more (a
+ * run between ASCII whitespace and punctuation). A longer term without such a
+ * character lies within a word of each title that holds it, so the words that
+ * hold the term give its titles, and its courses when one word does (issue 54).
  *
  * Exactly CONTRACT §3's rule, a case-insensitive substring of either title:
  * PostgreSQL's ILIKE on UTF-8 compares `lower(title)` with `lower(term)`, so the
- * pieces are cut from titles lower-cased by PostgreSQL itself, and a search
- * looks up `lower(term)`. A title holds a term of at most two characters
- * exactly when that term is one of its pieces. A piece never spans the
- * Chinese and the English title (src/schema/title-search.ts searches).
+ * pieces and words are cut from titles lower-cased by PostgreSQL itself, and a
+ * search looks up `lower(term)`. A title holds a term of at most two characters
+ * exactly when that term is one of its pieces. Neither spans the Chinese and
+ * the English title (src/schema/title-search.ts searches).
  *
  * Rebuilt by every import from `course_title` and `course_search`
  * (src/import/courses.ts); the pieces are cut here rather than in SQL, which
@@ -25,6 +31,28 @@ export const GRAM_CHARS = 2;
 
 /** Text sent per statement while writing the index. */
 const BATCH_CHARS = 4_000_000;
+
+/**
+ * What ends a word: ASCII whitespace and punctuation. Lower-casing (by
+ * PostgreSQL or JavaScript) never turns another character into one of these,
+ * nor one of these into another, so a term without them, lower-cased, has
+ * none either. The migration that first filled `course_word` cuts at the same
+ * characters (20261128110000_course_words).
+ */
+export const WORD_BREAK = /[\t-\r !-/:-@[-`{-~]/;
+
+/** The shortest word kept: a shorter term is answered by its pieces. */
+const WORD_CHARS = GRAM_CHARS + 1;
+
+/** The distinct words of three characters or more of each text. */
+function wordsOf(texts: readonly (string | null)[]): Set<string> {
+  const words = new Set<string>();
+  for (const text of texts) {
+    if (text === null) continue;
+    for (const word of text.split(WORD_BREAK)) if ([...word].length >= WORD_CHARS) words.add(word);
+  }
+  return words;
+}
 
 /** The distinct pieces of one or two characters of each text, never across two of them. */
 function gramsOf(texts: readonly (string | null)[]): Set<string> {
@@ -55,12 +83,22 @@ interface TitlePieces {
   pieces: Int32Array;
 }
 
+/** The titles and courses an index is built from. */
+interface Sources {
+  /** Each title's id and lower-cased Chinese and English names. */
+  titles: { id: number; zh: string | null; en: string | null }[];
+  /** The public courses' ids in the default order, and each one's title. */
+  courseIds: Int32Array;
+  courseTitles: Int32Array;
+}
+
 /**
- * Rebuilds `course_gram` from `course_title` and `course_search`, inside the
- * import's transaction, building at most about `budget` list entries at once.
+ * Rebuilds `course_gram` and `course_word` from `course_title` and
+ * `course_search`, inside the import's transaction, building at most about
+ * `budget` list entries at once.
  */
 export async function rebuildTitleGrams(tx: Pick<Database, "exec" | "query">, budget = LIST_BUDGET): Promise<void> {
-  await tx.exec("DELETE FROM course_gram");
+  await tx.exec("DELETE FROM course_gram; DELETE FROM course_word");
   const titles = await tx.query<{ id: number; zh: string | null; en: string | null }>(
     "SELECT id, lower(name_zh) AS zh, lower(name_en) AS en FROM course_title ORDER BY id",
   );
@@ -68,8 +106,20 @@ export async function rebuildTitleGrams(tx: Pick<Database, "exec" | "query">, bu
     `SELECT array_agg(id ORDER BY semester DESC, id) AS ids, array_agg(title_id ORDER BY semester DESC, id) AS titles
        FROM course_search`,
   );
-  const courseIds = Int32Array.from(ordered?.ids ?? []);
-  const courseTitles = Int32Array.from(ordered?.titles ?? []);
+  const sources: Sources = { titles, courseIds: Int32Array.from(ordered?.ids ?? []), courseTitles: Int32Array.from(ordered?.titles ?? []) };
+  await writeIndex(tx, "course_gram", "gram", gramsOf, sources, budget);
+  await writeIndex(tx, "course_word", "word", wordsOf, sources, budget);
+}
+
+/** Writes the lists of `table`: for each key that `keysOf` cuts from some title, its courses (in the default order) and titles (by id). */
+async function writeIndex(
+  tx: Pick<Database, "query">,
+  table: "course_gram" | "course_word",
+  key: "gram" | "word",
+  keysOf: (texts: readonly (string | null)[]) => Set<string>,
+  { titles, courseIds, courseTitles }: Sources,
+  budget: number,
+): Promise<void> {
   const titleIds = Int32Array.from(titles, (t) => t.id);
 
   // Each title's pieces, as numbers.
@@ -81,7 +131,7 @@ export async function rebuildTitleGrams(tx: Pick<Database, "exec" | "query">, bu
   let used = 0;
   for (const title of titles) {
     start[title.id] = used;
-    for (const gram of gramsOf([title.zh, title.en])) {
+    for (const gram of keysOf([title.zh, title.en])) {
       let n = gramNumber.get(gram);
       if (n === undefined) {
         n = grams.push(gram) - 1;
@@ -96,7 +146,6 @@ export async function rebuildTitleGrams(tx: Pick<Database, "exec" | "query">, bu
     }
     start[title.id + 1] = used;
   }
-  titles.length = 0;
   const byTitle: TitlePieces = { start, pieces };
 
   // Each piece's courses (in the default order) and titles (by id), a range of pieces at a time.
@@ -106,7 +155,7 @@ export async function rebuildTitleGrams(tx: Pick<Database, "exec" | "query">, bu
   const flush = async () => {
     if (batch.grams.length === 0) return;
     await tx.query(
-      `INSERT INTO course_gram (gram, courses, titles)
+      `INSERT INTO ${table} (${key}, courses, titles)
        SELECT g, c::int[], t::int[] FROM unnest($1::text[], $2::text[], $3::text[]) AS u(g, c, t)`,
       [batch.grams, batch.courses, batch.titles],
     );

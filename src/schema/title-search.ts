@@ -12,7 +12,7 @@
  */
 import type { ReadClient } from "../db/client.js";
 import { Prisma } from "../generated/prisma/client.js";
-import { GRAM_CHARS } from "../import/title-grams.js";
+import { GRAM_CHARS, WORD_BREAK } from "../import/title-grams.js";
 import { literal, present } from "./arguments.js";
 
 export interface CourseFilterArgs {
@@ -44,18 +44,49 @@ export interface SearchPage {
 }
 
 /**
- * The courses matching `args` (which has a `q`) from `course_gram`, counted,
- * with the ids of `window`; undefined when the window's cursor is not one of
- * them (the caller then pages as Prisma does, by the cursor's place in the
- * order).
+ * A term with three word characters in a row: the titles' trigram indexes
+ * (pg_trgm) find the titles that hold it. PostgreSQL's word characters are
+ * letters and digits (Chinese ones included, under the C.UTF-8 locale the
+ * embedded cluster is made with); a term without such a run (`c++`, `a b`)
+ * reads the list of its rarest two-character piece instead.
+ */
+const TRIGRAM_TERM = /[\p{L}\p{N}]{3}/u;
+
+/** How a term longer than two characters finds its titles (see titleSearch). */
+type LongTermPath = "words" | "trigram" | "pieces";
+
+function longTermPath(q: string): LongTermPath {
+  if (!WORD_BREAK.test(q)) return "words";
+  return TRIGRAM_TERM.test(q) ? "trigram" : "pieces";
+}
+
+/**
+ * The courses matching `args` (which has a `q`) from the title indexes
+ * (src/import/title-grams.ts), counted, with the ids of `window`; undefined
+ * when the window's cursor is not one of them (the caller then pages as Prisma
+ * does, by the cursor's place in the order).
  *
  * A term of one or two characters (lower-cased) is one piece: its list of
  * courses is the answer as it is, or, with the school or semester filter, its
- * list of titles gives the courses, which the filters then keep. A longer term
- * reads the shortest title list of its two-character pieces, which holds every
- * title that holds the term, keeps the titles that pass the contract's ILIKE,
- * then their courses. When that list is long (`e` with a filter, `the`), every
- * title is checked once instead. A piece no title holds: no match.
+ * list of titles gives the courses, which the filters then keep.
+ *
+ * A longer term finds its titles:
+ * - without a space or ASCII punctuation (`learning`, `資料結構`), from the
+ *   words that hold it (`course_word`), with no title read; when one word
+ *   does, that word's list of courses is the answer as it is, as a piece's is;
+ * - otherwise, by trigram (`machine learning`), or else from the shortest
+ *   title list of its two-character pieces (which holds every title that holds
+ *   the term), keeping the titles that pass the contract's ILIKE; when that
+ *   list is long, every title is checked once instead. A piece no title holds:
+ *   no match.
+ *
+ * Then, without a filter, the total is the sum of those titles' numbers of
+ * courses, and a page near the front walks the list of all courses in order
+ * (`course_place`), keeping the courses of those titles, until it has the page:
+ * about (skip + take) × N ÷ total courses read, where N is the number of
+ * public courses. When that would read more than the total (a deep page, a rare
+ * term), with a filter, or after a cursor, the courses of those titles are
+ * read, filtered and ordered, and the page is a slice of them.
  */
 export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, window: SearchWindow): Promise<SearchPage | undefined> {
   const q = present(args.q) ?? "";
@@ -66,9 +97,13 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
   // Past every list, and far from int4's end where the slice's bounds are added up.
   const skip = Math.min(window.skip, 2_000_000_000);
   const filtered = university !== null || semester !== null;
+  const path = longTermPath(q);
   const pattern = Prisma.sql`('%' || ${needle}::text || '%')`;
   // Conditions on the parameters alone, which PostgreSQL decides once per statement.
   const short = Prisma.sql`(char_length(lower(${q}::text)) <= ${GRAM_CHARS}::int)`;
+  const byPieces = Prisma.sql`(${short} OR ${path}::text = 'pieces')`;
+  const byWords = Prisma.sql`(NOT ${short} AND ${path}::text = 'words')`;
+  const byTrigram = Prisma.sql`(NOT ${short} AND ${path}::text = 'trigram')`;
   const theirs = Prisma.sql`(${university}::text IS NULL OR s.university_id IN (
                                SELECT id FROM university WHERE code_key = lower(${university}::text) OR name_zh = ${university}::text))
                        AND (${semester}::text IS NULL OR s.semester = ${semester}::text)`;
@@ -76,6 +111,7 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
     WITH pieces AS (
       SELECT DISTINCT CASE WHEN ${short} THEN lower(${q}::text) ELSE substr(lower(${q}::text), i, ${GRAM_CHARS}::int) END AS gram
         FROM generate_series(1, GREATEST(char_length(lower(${q}::text)) - 1, 1)) AS i
+       WHERE ${byPieces}
     ),
     found AS (SELECT g.gram, g.titles FROM pieces p JOIN course_gram g ON g.gram = p.gram),
     rarest AS (
@@ -83,17 +119,36 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
                   ELSE (SELECT gram FROM found ORDER BY cardinality(titles), gram LIMIT 1) END AS gram
     ),
     rare AS (SELECT found.titles FROM found JOIN rarest ON rarest.gram = found.gram),
-    titles AS (
-      SELECT u.id FROM unnest((SELECT titles FROM rare)) AS u(id) WHERE ${short}
+    -- The words that hold the term (a term without a break lies within a word of every title that holds it).
+    words AS MATERIALIZED (
+      SELECT w.courses, w.titles FROM course_word w WHERE ${byWords} AND w.word LIKE ('%' || lower(${needle}::text) || '%')
+    ),
+    one AS (SELECT ${byWords} AND (SELECT count(*) FROM words) = 1 AS word),
+    -- The matching titles (with their numbers of courses, but for a short term), when they are few enough to list.
+    titles AS MATERIALIZED (
+      SELECT u.id, 0 AS courses FROM unnest((SELECT titles FROM rare)) AS u(id) WHERE ${short}
       UNION ALL
-      SELECT ti.id FROM unnest((SELECT titles FROM rare)) AS u(id) JOIN course_title ti ON ti.id = u.id
-       WHERE NOT ${short} AND (ti.name_zh ILIKE ${pattern} OR ti.name_en ILIKE ${pattern})
+      SELECT ti.id, ti.courses FROM unnest((SELECT titles FROM rare)) AS u(id) JOIN course_title ti ON ti.id = u.id
+       WHERE ${byPieces} AND NOT ${short} AND (ti.name_zh ILIKE ${pattern} OR ti.name_en ILIKE ${pattern})
+      UNION ALL
+      SELECT ti.id, ti.courses FROM course_title ti WHERE ${byTrigram} AND (ti.name_zh ILIKE ${pattern} OR ti.name_en ILIKE ${pattern})
+      UNION ALL
+      SELECT ti.id, ti.courses FROM course_title ti WHERE ${byWords} AND ti.id IN (SELECT unnest(titles) FROM words)
+    ),
+    -- Whether to walk, and the total the walk gives; the titles are summed only when a walk could serve.
+    walk AS (
+      SELECT sum AS sum, sum > 0 AND (${skip}::float8 + ${window.take}::int) * COALESCE((SELECT max(in_all) FROM course_place), 0) < sum::float8 * sum AS yes
+        FROM (SELECT COALESCE(sum(courses), 0) AS sum FROM titles
+               WHERE NOT ${short} AND NOT (SELECT word FROM one) AND NOT ${filtered}::boolean
+                 AND ${cursor}::int IS NULL AND ${window.take}::int >= 0) AS sums
     ),
     -- Materialized: its list is computed once, though the statement reads it four times.
     list AS MATERIALIZED (
-      SELECT CASE WHEN rarest.gram IS NULL THEN '{}'::int[]
+      SELECT CASE WHEN (SELECT yes FROM walk) THEN NULL
+                  WHEN ${byPieces} AND rarest.gram IS NULL THEN '{}'::int[]
                   WHEN ${short} AND NOT ${filtered}::boolean THEN (SELECT courses FROM course_gram WHERE course_gram.gram = rarest.gram)
-                  WHEN (SELECT cardinality(titles) FROM rare) <= ${DIRECT_SHARE}::float8 * (SELECT reltuples FROM pg_class WHERE oid = 'course_title'::regclass)
+                  WHEN (SELECT word FROM one) AND NOT ${filtered}::boolean THEN (SELECT courses FROM words)
+                  WHEN NOT ${byPieces} OR (SELECT cardinality(titles) FROM rare) <= ${DIRECT_SHARE}::float8 * (SELECT reltuples FROM pg_class WHERE oid = 'course_title'::regclass)
                   THEN ARRAY(SELECT s.id FROM course_search s WHERE s.title_id IN (SELECT id FROM titles) AND ${theirs} ORDER BY s.semester DESC, s.id)
                   ELSE ARRAY(
                     SELECT s.id FROM course_search s
@@ -108,12 +163,16 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
              CASE WHEN ${cursor}::int IS NULL THEN NULL ELSE array_position(ids, ${cursor}::int) END AS at
         FROM list
     )
-    SELECT total::int AS total, at::int AS at,
-           CASE WHEN ${window.take}::int >= 0
+    SELECT (CASE WHEN walk.yes THEN walk.sum ELSE placed.total END)::int AS total, at::int AS at,
+           CASE WHEN walk.yes
+                -- The hashed test of each course's title (a subquery PostgreSQL cannot turn into a join) keeps the walk in order.
+                THEN ARRAY(SELECT p.id FROM course_place p WHERE (p.title_id IN (SELECT id FROM titles)) IS TRUE
+                            ORDER BY p.in_all LIMIT GREATEST(${window.take}::int, 0) OFFSET ${skip}::int)
+                WHEN ${window.take}::int >= 0
                 THEN ids[COALESCE(at, 1) + ${skip}::int : COALESCE(at, 1) + ${skip}::int + ${window.take}::int - 1]
                 ELSE ids[COALESCE(at, total) - ${skip}::int + ${window.take}::int + 1 : COALESCE(at, total) - ${skip}::int]
            END AS page
-      FROM placed`;
+      FROM placed, walk`;
   if (!row || (cursor !== null && row.at === null)) return undefined;
   return { total: row.total, ids: row.page ?? [] };
 }

@@ -1,10 +1,12 @@
 /**
  * A database whose courses were imported before the course summaries existed
  * gets them from the migrations that add them (20261126000000_course_summaries,
- * 20261126010000_course_title_search, 20261127000000_course_grams), row for
- * row what the importer builds (src/import/courses.ts, src/import/title-grams.ts:
- * the pieces of titles cut in SQL and in Node alike); otherwise its totals, statistics and searches would
- * answer nothing until the next import.
+ * 20261126010000_course_title_search, 20261127000000_course_grams,
+ * 20261128000000_course_places, 20261128100000_course_title_walk,
+ * 20261128110000_course_words), row for row what the importer builds
+ * (src/import/courses.ts, src/import/title-grams.ts: the pieces and words of
+ * titles cut in SQL and in Node alike); otherwise its totals, statistics and
+ * searches would answer nothing until the next import.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
@@ -22,6 +24,7 @@ const TABLES = {
   course_search: "SELECT * FROM course_search ORDER BY id",
   course_place: "SELECT * FROM course_place ORDER BY id",
   course_gram: 'SELECT * FROM course_gram ORDER BY gram COLLATE "C"',
+  course_word: 'SELECT * FROM course_word ORDER BY word COLLATE "C"',
 };
 
 async function snapshot(db: Database): Promise<Record<string, unknown[]>> {
@@ -58,18 +61,42 @@ it("fill the summaries of courses already imported exactly as the importer does"
       (5, 2, '113-1', NULL, 'Machine Learning', '甲', true),
       (6, 2, '111-1', '機器學習', 'Machine Learning', '丙', false),
       (7, 2, '111-1', NULL, NULL, NULL, true),
-      (8, 2, '113-2', 'ＡＩ與𠀋語言', 'AI and C\\_%', NULL, true);
+      (8, 2, '113-2', 'ＡＩ與𠀋語言', 'AI and C\\_%', NULL, true),
+      (9, 2, '113-2', '資料結構　與演算法', E'Data\tStructures/ALGORITHMS (I) ii;nbsp~end', NULL, true);
   `);
   expect(await migrate(db, all)).toEqual(all.slice(cut).map((m) => m.name));
   const migrated = await snapshot(db);
   expect(migrated.course_count).toHaveLength(5);
-  expect(migrated.course_title).toHaveLength(5);
-  expect(migrated.course_search).toHaveLength(7);
+  expect(migrated.course_title).toHaveLength(6);
+  expect(migrated.course_search).toHaveLength(8);
   const titleOf = (course: number) => (migrated.course_search as { id: number; title_id: number }[]).find((s) => s.id === course)!.title_id;
   expect(migrated.course_gram).toContainEqual({ gram: "ａｉ", courses: [8], titles: [titleOf(8)] });
   expect(migrated.course_gram).toContainEqual({ gram: "與𠀋", courses: [8], titles: [titleOf(8)] });
   expect(migrated.course_gram).toContainEqual({
     gram: "ma",
+    courses: [1, 2, 5, 3],
+    titles: [titleOf(1), titleOf(5)].sort((a, b) => a - b),
+  });
+  // Words end at ASCII whitespace and punctuation only: an ideographic or no-break space is part of one.
+  const words = (migrated.course_word as { word: string }[]).map((w) => w.word);
+  expect(words).toEqual(
+    expect.arrayContaining([
+      "machine",
+      "learning",
+      "ａｉ與𠀋語言",
+      "english",
+      "only",
+      "資料結構\u3000與演算法",
+      "structures",
+      "algorithms",
+      "end",
+    ]),
+  );
+  expect(words).toEqual(expect.arrayContaining(["and", "\u00a0ii", "nbsp"]));
+  // Shorter words are not kept: a term of two characters is answered by its pieces.
+  expect(words).not.toContain("ai");
+  expect(migrated.course_word).toContainEqual({
+    word: "machine",
     courses: [1, 2, 5, 3],
     titles: [titleOf(1), titleOf(5)].sort((a, b) => a - b),
   });

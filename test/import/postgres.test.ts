@@ -50,6 +50,23 @@ describe("import on PostgreSQL", () => {
     }
   });
 
+  it("leaves no pending entries in the trigram indexes, which every search would read", async () => {
+    const fresh = await freshDatabase();
+    try {
+      await importObject(fresh, canary());
+      // What a merge finds to move: nothing, once the import merged them (pages of each GIN index's pending list).
+      const pending = await fresh.query<{ index: string; pages: number }>(
+        `SELECT i.relname AS index, gin_clean_pending_list(i.oid)::int AS pages
+           FROM pg_class i JOIN pg_am a ON a.oid = i.relam
+          WHERE a.amname = 'gin' AND i.relnamespace = current_schema()::regnamespace ORDER BY 1`,
+      );
+      expect(pending.map((p) => p.index)).toEqual(expect.arrayContaining(["hub_pack_name_trgm_idx", "course_word_word_trgm_idx"]));
+      expect(pending.filter((p) => p.pages > 0)).toEqual([]);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it("leaves the same database after importing the same export again", async () => {
     const before = await dumpTables(db);
     expect(await importExport(db, textStream(JSON.stringify(canary())))).toEqual(CANARY_SUMMARY);

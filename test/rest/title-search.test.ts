@@ -172,6 +172,34 @@ describe("title search", () => {
     await fc.assert(agree(rest), { numRuns: 300, seed: 43 });
   }, 120_000);
 
+  it("a common long term's front pages, which walk the list of all courses, are the scan's", async () => {
+    // The most common words of three letters or more, and pieces of them: terms that many courses hold, whose first
+    // pages are found by walking the list of all courses in order (src/schema/title-search.ts) rather than from every match.
+    const counts = new Map<string, number>();
+    for (const title of titles)
+      for (const word of new Set(title.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu))) counts.set(word, (counts.get(word) ?? 0) + 1);
+    const common = [...counts]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, 6)
+      .map(([word]) => word);
+    const terms = common.flatMap((word) => [word, word.toUpperCase(), [...word].slice(1, 4).join("")]);
+    const [{ n } = { n: 0 }] = await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM course WHERE is_public");
+    let walked = 0;
+    for (const q of terms) {
+      for (const pageSize of [1, 7, 20, 100]) {
+        for (const page of [1, 2, 4]) {
+          const expected = await scan({ q, page, pageSize });
+          expect(await rest({ q, page, pageSize }), `${q} page ${page} of ${pageSize}`).toEqual(expected);
+          if (expected.total ** 2 > page * pageSize * n) walked++;
+        }
+      }
+      const first = await t.graphql(`query ($q: String) { courses(q: $q, first: 7) { totalCount nodes { databaseId } } }`, { q });
+      const expected = await scan({ q, page: 1, pageSize: 7 });
+      expect(first.data).toEqual({ courses: { totalCount: expected.total, nodes: expected.ids.map((databaseId) => ({ databaseId })) } });
+    }
+    expect(walked).toBeGreaterThan(20);
+  }, 60_000);
+
   it("over GraphQL too: the courses connection's nodes, cursors and totalCount are the scan's", async () => {
     const run = fc.asyncProperty(searches(), fc.integer({ min: 1, max: 5 }), fc.nat(), fc.boolean(), async (s, size, at, backwards) => {
       const expected = await scan({ ...s, page: 1, pageSize: 100_000 });

@@ -48,11 +48,12 @@ builder.queryField("courseStats", (t) =>
       const scope = await statsScope(ctx.prisma, args.university);
       if (scope === null) return { rows: [] };
       if (scope === undefined) return { rows: await liveStats(ctx.prisma, args.university, grouping) };
-      const rows = await ctx.prisma.courseStat.findMany({
-        where: { universityId: scope, grouping },
-        select: { key: true, courseCount: true, instructorCount: true },
-      });
-      return { rows: rows.sort(byKey) };
+      // One row holding them all: a school's rows are 160 on the full catalogue, and the client's work per row
+      // read cost more than the statement (operation 4 by school answered at 0.53 of its rate on 15 schools).
+      const [kept] = await ctx.prisma.$queryRaw<{ rows: StatsRow[] | null }[]>`
+        SELECT json_agg(json_build_object('key', key, 'courseCount', course_count, 'instructorCount', instructor_count)) AS rows
+          FROM course_stat WHERE university_id = ${scope} AND grouping = ${grouping}`;
+      return { rows: (kept?.rows ?? []).sort(byKey) };
     },
   }),
 );

@@ -15,7 +15,7 @@ import { type RawArgs, readParams } from "./params.js";
 import { ROUTES, type Route } from "./routes.js";
 import { type DerivedSchemas, deriveSchemas } from "./schemas.js";
 import { asOneRequest } from "../src/db/client.js";
-import type { AnswerCache, KeptBytes } from "../src/cache/answers.js";
+import { type AnswerCache, bodyOf, type CachedAnswer, type KeptBytes } from "../src/cache/answers.js";
 import { etagOf } from "../src/plugins/conditional.js";
 import { inSpan } from "../src/observe/tracing.js";
 
@@ -29,8 +29,12 @@ export interface Answer {
   text?: string;
 }
 
-/** A kept answer: also its text, and its bytes as the lean path writes them (src/lean/path.ts), with (a 200's) their `ETag`. */
-export interface KeptAnswer extends Answer, Pick<KeptBytes, "bytes" | "encoded"> {
+/**
+ * A kept answer: its text, and its bytes as the lean path writes them
+ * (src/lean/path.ts), with (a 200's) their `ETag`; its body is parsed from
+ * the text when a caller asks for it (src/cache/answers.ts says why).
+ */
+export interface KeptAnswer extends KeptBytes {
   text: string;
   etag: string | undefined;
 }
@@ -47,11 +51,27 @@ function markDeprecated(route: Route, answer: Answer): Answer {
   return { ...answer, headers: { ...answer.headers, deprecation: `@${at(since).getTime() / 1000}`, sunset: at(sunset).toUTCString() } };
 }
 
-/** An answer made ready to keep, and to serve as it is (src/lean/path.ts). */
+/** What of an answer is kept, to serve as it is (src/lean/path.ts); the answer itself gains its text. */
 function keep(answer: Answer): KeptAnswer {
   const text = JSON.stringify(answer.body);
   const bytes = Buffer.from(text);
-  return Object.assign(answer, { text, bytes, etag: answer.status === 200 ? etagOf(bytes) : undefined });
+  answer.text = text;
+  const { status, headers } = answer;
+  return { status, ...(headers ? { headers } : {}), text, bytes, etag: status === 200 ? etagOf(bytes) : undefined };
+}
+
+/** A kept answer as an answer: its body parsed from its text when asked for (an MCP tool's structured content). */
+function fromKept({ status, headers, text }: CachedAnswer): Answer {
+  let body: Body | undefined;
+  return {
+    status,
+    ...(headers ? { headers } : {}),
+    text,
+    get body() {
+      body ??= bodyOf({ status, text }) as Body;
+      return body;
+    },
+  };
 }
 
 /** The arguments of an HTTP request by REST name (path values decoded; of repeated query parameters the first counts), or its 404. */
@@ -221,7 +241,7 @@ export class RestApi {
     if ("status" in prepared) return marked(prepared);
     const { key, values } = prepared;
     const cached = this.cache?.get(key);
-    if (cached) return cached as Answer;
+    if (cached) return fromKept(cached);
     // An answer begun before the data changes and finished after is not kept (src/cache/answers.ts).
     const since = this.cache?.generation ?? 0;
     try {

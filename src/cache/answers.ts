@@ -45,25 +45,32 @@ export interface KeptBytes {
 }
 
 /**
- * A cached answer: its status, body, the body's JSON text, and headers (a
- * REST or MCP tool answer), with its bytes when it is kept to be written as it is.
+ * A cached answer: its status, the body's JSON text, and headers (a REST or
+ * MCP tool answer, a GraphQL result), with its bytes when it is kept to be
+ * written as it is. Never the body as objects: parsed, an answer's objects
+ * took several times its text, which {@link sizeOf} did not see, so 32 MiB of
+ * kept answers held about 100 MiB (issue 54); a caller that needs the body
+ * parses the text ({@link bodyOf}).
  */
 export interface CachedAnswer extends Partial<KeptBytes> {
   status: number;
-  body: unknown;
   text: string;
   headers?: Record<string, string>;
 }
 
+/** The body of a cached answer, parsed from its text. */
+export const bodyOf = (answer: CachedAnswer): unknown => JSON.parse(answer.text);
+
 /**
- * What an entry costs, in bytes: its key, its text, and its bytes twice: once
- * for themselves, once for the compressed forms the lean path may keep with
- * them (brotli, gzip and deflate together: 0.91 of the bytes for the 2 KB
- * universities list, less for larger answers; answers under 1 KB are never
- * compressed).
+ * What an entry costs, in bytes: its key and its text as JavaScript holds
+ * them (two bytes a character, as any text with a Chinese character is), and
+ * its bytes twice: once for themselves, once for the compressed forms the lean
+ * path may keep with them (brotli, gzip and deflate together: 0.91 of the bytes
+ * for the 2 KB universities list, less for larger answers; answers under 1 KB
+ * are never compressed).
  */
 const sizeOf = (answer: CachedAnswer | KeptBytes, key: string): number =>
-  key.length + ("text" in answer ? answer.text.length : 0) + 2 * (answer.bytes?.length ?? 0) + 64;
+  2 * key.length + ("text" in answer ? 2 * answer.text.length : 0) + 2 * (answer.bytes?.length ?? 0) + 64;
 
 /** Whether an answer is kept with its bytes (the same object, so that its compressed forms stay with it). */
 export const hasBytes = (answer: CachedAnswer | KeptBytes): answer is KeptBytes => answer.bytes !== undefined;
@@ -73,8 +80,7 @@ function fromEntry(entry: SharedEntry): CachedAnswer | KeptBytes {
   const { status, bytes, headers, etag, idAt } = entry;
   const kept: KeptBytes = { status, bytes, headers, etag, ...(idAt === undefined ? {} : { idAt }) };
   if (!entry.parsed) return kept;
-  const text = bytes.toString("utf8");
-  return { ...kept, text, body: JSON.parse(text) as unknown, headers: { ...headers } };
+  return { ...kept, text: bytes.toString("utf8"), headers: { ...headers } };
 }
 
 /** The default of {@link AnswerCacheOptions.maxBytes}. */

@@ -15,7 +15,7 @@
  */
 import type { ExecutionResult } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import type { AnswerCache } from "../cache/answers.js";
+import { type AnswerCache, bodyOf } from "../cache/answers.js";
 import type { Context } from "../context.js";
 import { keepGraphQL, type LeanName, leanNameOf } from "../lean/keep.js";
 
@@ -38,7 +38,7 @@ export function useGraphQLCache(options: GraphQLCacheOptions): Plugin<Record<str
       if (!cache.enabled || typeof params.query !== "string") return;
       const key = `graphql ${JSON.stringify([params.query, params.operationName ?? null, params.variables ?? null])}`;
       const hit = cache.get(key);
-      if (hit) return setResult(hit.body as ExecutionResult);
+      if (hit) return setResult(bodyOf(hit) as ExecutionResult);
       keys.set(request, { key, since: cache.generation });
       const name = leanNameOf(context);
       if (name) names.set(request, name);
@@ -51,7 +51,7 @@ export function useGraphQLCache(options: GraphQLCacheOptions): Plugin<Record<str
       const name = names.get(request);
       if (name) return void toKeep.set(request, { name, validForMs: context.validForMs() });
       const body: ExecutionResult = { data };
-      cache.set(begun.key, { status: 200, body, text: JSON.stringify(body) }, context.validForMs(), begun.since);
+      cache.set(begun.key, { status: 200, text: JSON.stringify(body) }, context.validForMs(), begun.since);
     },
     async onResponse({ request, response, setResponse, fetchAPI }) {
       const keep = toKeep.get(request);

@@ -211,6 +211,40 @@ describe("the v1 answer cache", () => {
     }
   });
 
+  it("keeps each answer as its JSON text and bytes, which its size counts, never as parsed objects", async () => {
+    // Parsed objects took several times their text, unseen by RESPONSE_CACHE_MAX_BYTES: 32 MiB of answers held ~100 MiB.
+    const s = await start(await freshDatabase(), 60_000);
+    const kept: { key: string; answer: Record<string, unknown> }[] = [];
+    const set = s.answers.set.bind(s.answers);
+    s.answers.set = (key, answer, validForMs, since) => {
+      kept.push({ key, answer: answer as unknown as Record<string, unknown> });
+      set(key, answer, validForMs, since);
+    };
+    const rest = await s.get("/api/v1/courses?page_size=3");
+    const graphql = await s.gateway.fetch("http://gateway.test/graphql", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: "{ universities(first: 2) { nodes { nameZh } } }" }),
+    });
+    const graphqlText = await graphql.text();
+    expect(kept.map((k) => k.key.split(" ")[0])).toEqual(["/api/v1/courses", "graphql"]);
+    for (const { answer } of kept) {
+      expect(Object.keys(answer)).not.toContain("body");
+      expect(typeof answer.text).toBe("string");
+    }
+    expect(kept[0]!.answer.text).toBe(rest.text);
+    expect(JSON.parse(kept[1]!.answer.text as string)).toEqual(JSON.parse(graphqlText));
+    // Served again from what was kept: the same answers.
+    expect(await s.get("/api/v1/courses?page_size=3")).toEqual(rest);
+    const again = await s.gateway.fetch("http://gateway.test/graphql", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: "{ universities(first: 2) { nodes { nameZh } } }" }),
+    });
+    expect(JSON.parse(await again.text())).toEqual(JSON.parse(graphqlText));
+    expect(kept).toHaveLength(2);
+  });
+
   it("answers a repeated GraphQL query from memory, never one with errors, and forgets on import", async () => {
     const s = await start(await freshDatabase(), 60_000);
     const post = async (query: string, variables?: Record<string, unknown>) => {

@@ -15,7 +15,7 @@ import { type RawArgs, readParams } from "./params.js";
 import { ROUTES, type Route } from "./routes.js";
 import { type DerivedSchemas, deriveSchemas } from "./schemas.js";
 import { asOneRequest } from "../src/db/client.js";
-import { type AnswerCache, bodyOf, type CachedAnswer, type KeptBytes } from "../src/cache/answers.js";
+import { type AnswerCache, bodyOf, type CachedAnswer, KeptText } from "../src/cache/answers.js";
 import { etagOf } from "../src/plugins/conditional.js";
 import { inSpan } from "../src/observe/tracing.js";
 
@@ -34,10 +34,7 @@ export interface Answer {
  * (src/lean/path.ts), with (a 200's) their `ETag`; its body is parsed from
  * the text when a caller asks for it (src/cache/answers.ts says why).
  */
-export interface KeptAnswer extends KeptBytes {
-  text: string;
-  etag: string | undefined;
-}
+export type KeptAnswer = KeptText;
 
 /**
  * Every answer of a deprecated route says so, the kept ones included
@@ -56,8 +53,7 @@ function keep(answer: Answer): KeptAnswer {
   const text = JSON.stringify(answer.body);
   const bytes = Buffer.from(text);
   answer.text = text;
-  const { status, headers } = answer;
-  return { status, ...(headers ? { headers } : {}), text, bytes, etag: status === 200 ? etagOf(bytes) : undefined };
+  return new KeptText(answer.status, bytes, answer.headers, answer.status === 200 ? etagOf(bytes) : undefined);
 }
 
 /** A kept answer as an answer: its body parsed from its text when asked for (an MCP tool's structured content). */

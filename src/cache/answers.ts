@@ -54,7 +54,7 @@ export interface KeptBytes {
  */
 export interface CachedAnswer extends Partial<KeptBytes> {
   status: number;
-  text: string;
+  readonly text: string;
   headers?: Record<string, string>;
 }
 
@@ -62,25 +62,43 @@ export interface CachedAnswer extends Partial<KeptBytes> {
 export const bodyOf = (answer: CachedAnswer): unknown => JSON.parse(answer.text);
 
 /**
- * What an entry costs, in bytes: its key and its text as JavaScript holds
- * them (two bytes a character, as any text with a Chinese character is), and
- * its bytes twice: once for themselves, once for the compressed forms the lean
- * path may keep with them (brotli, gzip and deflate together: 0.91 of the bytes
- * for the 2 KB universities list, less for larger answers; answers under 1 KB
- * are never compressed).
+ * An answer kept as its bytes (what the lean path writes), whose text is
+ * decoded from them when a caller asks (a tool, a request the lean path does
+ * not take): holding the text as well took more memory than the bytes.
+ */
+export class KeptText implements CachedAnswer, KeptBytes {
+  encoded?: Partial<Record<Encoding, Buffer>>;
+  constructor(
+    readonly status: number,
+    readonly bytes: Buffer,
+    readonly headers: Record<string, string> | undefined,
+    readonly etag: string | undefined,
+  ) {}
+
+  get text(): string {
+    return this.bytes.toString("utf8");
+  }
+}
+
+/**
+ * What an entry costs, in bytes: its key as JavaScript holds it (two bytes a
+ * character, as any text with a Chinese character is), and either its bytes
+ * twice (once for themselves, once for the compressed forms the lean path may
+ * keep with them: brotli, gzip and deflate together are 0.91 of the bytes for
+ * the 2 KB universities list, less for larger answers; answers under 1 KB are
+ * never compressed), or, without bytes, its text at two bytes a character.
  */
 const sizeOf = (answer: CachedAnswer | KeptBytes, key: string): number =>
-  2 * key.length + ("text" in answer ? 2 * answer.text.length : 0) + 2 * (answer.bytes?.length ?? 0) + 64;
+  2 * key.length + (answer.bytes ? 2 * answer.bytes.length : "text" in answer ? 2 * answer.text.length : 0) + 64;
 
 /** Whether an answer is kept with its bytes (the same object, so that its compressed forms stay with it). */
 export const hasBytes = (answer: CachedAnswer | KeptBytes): answer is KeptBytes => answer.bytes !== undefined;
 
-/** An answer as Redis held it, as this process keeps it: with its JSON text and body for a v1 answer. */
+/** An answer as Redis held it, as this process keeps it: with its text, from its bytes, for a v1 answer. */
 function fromEntry(entry: SharedEntry): CachedAnswer | KeptBytes {
   const { status, bytes, headers, etag, idAt } = entry;
-  const kept: KeptBytes = { status, bytes, headers, etag, ...(idAt === undefined ? {} : { idAt }) };
-  if (!entry.parsed) return kept;
-  return { ...kept, text: bytes.toString("utf8"), headers: { ...headers } };
+  if (entry.parsed) return new KeptText(status, bytes, headers ? { ...headers } : undefined, etag);
+  return { status, bytes, headers, etag, ...(idAt === undefined ? {} : { idAt }) };
 }
 
 /** The default of {@link AnswerCacheOptions.maxBytes}. */

@@ -289,8 +289,8 @@ describe.skipIf(skipped)(`three hosts, a primary, two replicas and Redis${skippe
         DATABASE_URL: empty.url,
         DATABASE_REPLICA_URLS: `${on(near).replace(new URL(db.url).pathname, path)},postgresql://postgres@localhost:${primary.port}${path}`,
       };
-      const [node, entry] = builtCommand("src/main.ts");
-      const child = spawn(node, [entry], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+      const [node, ...command] = builtCommand("src/main.ts");
+      const child = spawn(node, command, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (d) => (stdout += d));

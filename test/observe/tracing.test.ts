@@ -232,8 +232,8 @@ describe("an import", () => {
   it("is one trace: the command's span, a span for each phase under it, and its SQL", async () => {
     const file = join(tempDir("tracing-import-"), "export.json");
     writeFileSync(file, JSON.stringify(canaryExport()));
-    const [node, entry] = builtCommand("src/cli/import.ts");
-    const { stderr } = await promisify(execFile)(node, [entry, file], {
+    const [node, ...command] = builtCommand("src/cli/import.ts");
+    const { stderr } = await promisify(execFile)(node, [...command, file], {
       cwd: ROOT,
       env: { ...process.env, ...otelEnv(), DATABASE_URL: databaseUrl, OTEL_BSP_SCHEDULE_DELAY: "5000" },
       timeout: 60_000,
@@ -259,8 +259,8 @@ describe("an ingest", () => {
         cwaPayload([{ id: "C0A520", time: "2026-03-09T20:00:00+08:00", wgs84: [25.02, 121.54], temp: 18.5, rh: 80, precipTotal: 0 }]),
       ),
     );
-    const [node, entry] = builtCommand("src/cli/ingest.ts");
-    const { stdout } = await promisify(execFile)(node, [entry, "--source", "cwa", file], {
+    const [node, ...command] = builtCommand("src/cli/ingest.ts");
+    const { stdout } = await promisify(execFile)(node, [...command, "--source", "cwa", file], {
       cwd: ROOT,
       env: { ...process.env, ...otelEnv(), DATABASE_URL: databaseUrl, OTEL_BSP_SCHEDULE_DELAY: "5000" },
       timeout: 60_000,

@@ -211,8 +211,9 @@ describe("the v1 answer cache", () => {
     }
   });
 
-  it("keeps each answer as its JSON text and bytes, which its size counts, never as parsed objects", async () => {
+  it("keeps each answer as its bytes or its JSON text, which its size counts, never as parsed objects", async () => {
     // Parsed objects took several times their text, unseen by RESPONSE_CACHE_MAX_BYTES: 32 MiB of answers held ~100 MiB.
+    // A v1 answer is kept as its bytes, its text decoded from them when asked for.
     const s = await start(await freshDatabase(), 60_000);
     const kept: { key: string; answer: Record<string, unknown> }[] = [];
     const set = s.answers.set.bind(s.answers);

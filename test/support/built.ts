@@ -10,7 +10,13 @@
 import { join } from "node:path";
 import { inject } from "vitest";
 
-/** The command that runs `entry` (a path of the repository under src/ or rest/, as `src/main.ts`) from the run's build. */
-export function builtCommand(entry: string): [string, string] {
+/**
+ * The command that runs `entry` (a path of the repository under src/ or
+ * rest/, as `src/main.ts`) from the run's build; outside a test run (a
+ * benchmark that starts the gateway as the tests do), with tsx as `npm start`
+ * runs it.
+ */
+export function builtCommand(entry: string): [string, ...string[]] {
+  if (!process.env.VITEST) return [process.execPath, "--import", "tsx", entry];
   return [process.execPath, join(inject("built"), entry.replace(/\.ts$/, ".js"))];
 }

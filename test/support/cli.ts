@@ -63,8 +63,8 @@ export function cli(dataDir: string, script: string, args: string[], options: Cl
   const timeoutMs = options.timeoutMs ?? 90_000;
   return new Promise((resolve, reject) => {
     // Its own process group, so that a test can kill it and whatever it started together (kill(-pid)).
-    const [node, entry] = builtCommand(`src/cli/${script}.ts`);
-    const child = spawn(node, [entry, ...args], {
+    const [node, ...command] = builtCommand(`src/cli/${script}.ts`);
+    const child = spawn(node, [...command, ...args], {
       cwd: ROOT,
       env,
       stdio: ["pipe", "pipe", "pipe"],

@@ -103,8 +103,11 @@ end
 async function mixedLoad(gateway: GatewayProcess, pid: number): Promise<void> {
   report.progress.phase("60 s of mixed kept and uncached reads, 16 connections");
   const mixedKey = JSON.parse(
-    (await cli(dataDir, "keys", ["create", "--name", "mixed", "--per-minute", "10000000", "--per-day", "100000000", "--json"], { env: external }))
-      .stdout,
+    (
+      await cli(dataDir, "keys", ["create", "--name", "mixed", "--per-minute", "10000000", "--per-day", "100000000", "--json"], {
+        env: external,
+      })
+    ).stdout,
   ).key as string;
   const stats = JSON.parse((await request(gateway, "/api/v1/courses?page_size=1", { key: mixedKey })).text) as { total: number };
   const script = join(dataDir, "..", "mixed.lua");

@@ -136,10 +136,11 @@ export function writeDemoExport(out: NodeJS.WritableStream, options: DemoExportO
 }
 
 /** Writes an export's chunks to `out`, waiting for 'drain' whenever the stream asks to. Does not end `out`. */
-async function writeChunks(out: NodeJS.WritableStream, exportChunks: Iterable<string>): Promise<DemoWriteStats> {
+async function writeChunks(out: NodeJS.WritableStream, exportChunks: Iterable<string>, stopped = () => false): Promise<DemoWriteStats> {
   let chunks = 0;
   let bytes = 0;
   for (const chunk of exportChunks) {
+    if (stopped()) break;
     chunks++;
     bytes += Buffer.byteLength(chunk);
     if (!out.write(chunk)) await drained(out);
@@ -170,9 +171,27 @@ export function writeDemoExportFile(path: string, options: DemoExportOptions = {
   return writeExportFile(path, demoExportChunks(options));
 }
 
-/** Writes an export's chunks (the demo's, the taiwan dataset's) to a file, or to standard output for "-". */
+/**
+ * Writes an export's chunks (the demo's, the taiwan dataset's) to a file, or
+ * to standard output for "-". A reader that stops early (`| head`) closes the
+ * pipe: the export ends there, as a Unix filter's output does, with no error.
+ */
 export async function writeExportFile(path: string, exportChunks: Iterable<string>): Promise<DemoWriteStats> {
-  if (path === "-") return writeChunks(process.stdout, exportChunks);
+  if (path === "-") {
+    let closed = false;
+    const onError = (err: NodeJS.ErrnoException) => {
+      if (err.code === "EPIPE") closed = true;
+    };
+    process.stdout.on("error", onError);
+    try {
+      return await writeChunks(process.stdout, exportChunks, () => closed);
+    } catch (err) {
+      if (closed) return { chunks: 0, bytes: 0 };
+      throw err;
+    } finally {
+      process.stdout.off("error", onError);
+    }
+  }
   const out = createWriteStream(path);
   try {
     const stats = await writeChunks(out, exportChunks);

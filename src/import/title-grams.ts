@@ -83,71 +83,86 @@ interface TitlePieces {
   pieces: Int32Array;
 }
 
-/** The titles and courses an index is built from. */
-interface Sources {
-  /** Each title's id and lower-cased Chinese and English names. */
-  titles: { id: number; zh: string | null; en: string | null }[];
-  /** The public courses' ids in the default order, and each one's title. */
+/** The courses an index is built from: the public courses' ids in the default order, and each one's title. */
+interface Courses {
   courseIds: Int32Array;
   courseTitles: Int32Array;
+}
+
+/** The keys (pieces or words) cut from the titles: each key once, and each title's keys by number. */
+interface Keys {
+  keys: string[];
+  titleIds: Int32Array;
+  byTitle: TitlePieces;
 }
 
 /**
  * Rebuilds `course_gram` and `course_word` from `course_title` and
  * `course_search`, inside the import's transaction, building at most about
- * `budget` list entries at once.
+ * `budget` list entries at once. The titles' text is let go once both sets
+ * of keys are cut from it, before any list is built.
  */
 export async function rebuildTitleGrams(tx: Pick<Database, "exec" | "query">, budget = LIST_BUDGET): Promise<void> {
   await tx.exec("DELETE FROM course_gram; DELETE FROM course_word");
+  const [grams, words] = await cutKeys(tx);
+  const courses = await readCourses(tx);
+  await writeIndex(tx, "course_gram", "gram", grams, courses, budget);
+  await writeIndex(tx, "course_word", "word", words, courses, budget);
+}
+
+/** The pieces and the words of every title. */
+async function cutKeys(tx: Pick<Database, "query">): Promise<[Keys, Keys]> {
   const titles = await tx.query<{ id: number; zh: string | null; en: string | null }>(
     "SELECT id, lower(name_zh) AS zh, lower(name_en) AS en FROM course_title ORDER BY id",
   );
+  const titleIds = Int32Array.from(titles, (t) => t.id);
+  const maxId = titles.reduce((max, t) => Math.max(max, t.id), 0);
+  const cut = (keysOf: (texts: readonly (string | null)[]) => Set<string>): Keys => {
+    const numbers = new Map<string, number>();
+    const keys: string[] = [];
+    const start = new Int32Array(maxId + 2);
+    let pieces = new Int32Array(1024);
+    let used = 0;
+    for (const title of titles) {
+      start[title.id] = used;
+      for (const key of keysOf([title.zh, title.en])) {
+        let n = numbers.get(key);
+        if (n === undefined) {
+          n = keys.push(key) - 1;
+          numbers.set(key, n);
+        }
+        if (used === pieces.length) {
+          const grown = new Int32Array(pieces.length * 2);
+          grown.set(pieces);
+          pieces = grown;
+        }
+        pieces[used++] = n;
+      }
+      start[title.id + 1] = used;
+    }
+    return { keys, titleIds, byTitle: { start, pieces: pieces.slice(0, used) } };
+  };
+  return [cut(gramsOf), cut(wordsOf)];
+}
+
+/** The public courses in the default order, with their titles. */
+async function readCourses(tx: Pick<Database, "query">): Promise<Courses> {
   const [ordered] = await tx.query<{ ids: number[] | null; titles: number[] | null }>(
     `SELECT array_agg(id ORDER BY semester DESC, id) AS ids, array_agg(title_id ORDER BY semester DESC, id) AS titles
        FROM course_search`,
   );
-  const sources: Sources = { titles, courseIds: Int32Array.from(ordered?.ids ?? []), courseTitles: Int32Array.from(ordered?.titles ?? []) };
-  await writeIndex(tx, "course_gram", "gram", gramsOf, sources, budget);
-  await writeIndex(tx, "course_word", "word", wordsOf, sources, budget);
+  return { courseIds: Int32Array.from(ordered?.ids ?? []), courseTitles: Int32Array.from(ordered?.titles ?? []) };
 }
 
-/** Writes the lists of `table`: for each key that `keysOf` cuts from some title, its courses (in the default order) and titles (by id). */
+/** Writes the lists of `table`: for each key, its courses (in the default order) and titles (by id). */
 async function writeIndex(
   tx: Pick<Database, "query">,
   table: "course_gram" | "course_word",
   key: "gram" | "word",
-  keysOf: (texts: readonly (string | null)[]) => Set<string>,
-  { titles, courseIds, courseTitles }: Sources,
+  { keys: grams, titleIds, byTitle }: Keys,
+  { courseIds, courseTitles }: Courses,
   budget: number,
 ): Promise<void> {
-  const titleIds = Int32Array.from(titles, (t) => t.id);
-
-  // Each title's pieces, as numbers.
-  const gramNumber = new Map<string, number>();
-  const grams: string[] = [];
-  const maxId = titles.reduce((max, t) => Math.max(max, t.id), 0);
-  const start = new Int32Array(maxId + 2);
-  let pieces = new Int32Array(1024);
-  let used = 0;
-  for (const title of titles) {
-    start[title.id] = used;
-    for (const gram of keysOf([title.zh, title.en])) {
-      let n = gramNumber.get(gram);
-      if (n === undefined) {
-        n = grams.push(gram) - 1;
-        gramNumber.set(gram, n);
-      }
-      if (used === pieces.length) {
-        const grown = new Int32Array(pieces.length * 2);
-        grown.set(pieces);
-        pieces = grown;
-      }
-      pieces[used++] = n;
-    }
-    start[title.id + 1] = used;
-  }
-  const byTitle: TitlePieces = { start, pieces };
-
   // Each piece's courses (in the default order) and titles (by id), a range of pieces at a time.
   const courseSizes = sizes(grams.length, byTitle, courseTitles);
   const titleSizes = sizes(grams.length, byTitle, titleIds);

@@ -4,16 +4,20 @@
  * hourly observations it promises, deterministic, and imported as it is by the
  * importer; `npm run demo-data -- --dataset taiwan` writes it.
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ExportCourse, ExportHubPack, ExportObservation, ExportStation, ExportUniversity } from "../../src/demo/index.js";
 import { taiwanExportChunks } from "../../src/demo/taiwan.js";
+import { builtCommand } from "../support/built.js";
 import { cli } from "../support/cli.js";
 import { freshDatabase, importObject } from "../support/databases.js";
 
 const NOW = new Date("2026-11-28T05:30:00Z");
+const ROOT = join(import.meta.dirname, "..", "..");
 
 interface Doc {
   format: string;
@@ -108,5 +112,23 @@ describe("npm run demo-data -- --dataset taiwan", () => {
     expect([bad.code, bad.stderr.split("\n")[0]]).toEqual([2, "demo-data: --dataset is demo or taiwan"]);
     const notDemo = await cli(dir, "demo-data", ["--courses", "5"]);
     expect([notDemo.code, notDemo.stderr.split("\n")[0]]).toEqual([2, "demo-data: --courses is an option of --dataset taiwan"]);
+  }, 60_000);
+
+  it("stops quietly, exit 0, when its reader closes standard output early (`| head`)", async () => {
+    const [node, ...command] = builtCommand("src/cli/demo-data.ts");
+    const child = spawn(node, [...command, "--dataset", "taiwan", "--courses", "100000", "--days", "0"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    let read = 0;
+    child.stdout.on("data", (d: Buffer) => {
+      read += d.length;
+      child.stdout.destroy();
+    });
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(read).toBeGreaterThan(0);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
   }, 60_000);
 });

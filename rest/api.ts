@@ -15,7 +15,7 @@ import { type RawArgs, readParams } from "./params.js";
 import { ROUTES, type Route } from "./routes.js";
 import { type DerivedSchemas, deriveSchemas } from "./schemas.js";
 import { asOneRequest } from "../src/db/client.js";
-import { type AnswerCache, bodyOf, type CachedAnswer, KeptText } from "../src/cache/answers.js";
+import { type AnswerCache, type CachedAnswer, KeptText } from "../src/cache/answers.js";
 import { etagOf } from "../src/plugins/conditional.js";
 import { inSpan } from "../src/observe/tracing.js";
 
@@ -64,7 +64,7 @@ function fromKept({ status, headers, text }: CachedAnswer): Answer {
     ...(headers ? { headers } : {}),
     text,
     get body() {
-      body ??= bodyOf({ status, text }) as Body;
+      body ??= JSON.parse(text) as Body;
       return body;
     },
   };

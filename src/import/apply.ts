@@ -24,10 +24,15 @@ import type { Progress } from "../observe/progress.js";
 import { EXPORT_FORMAT, ImportError, ObservationRecord, parseRecord, type SectionName, type Stored } from "./records.js";
 import { refreshRankings } from "./stations.js";
 
-/** Merges the pending entries of every GIN index of the schema (see importExport). */
+/**
+ * Merges the pending entries of every GIN index of the schema (see
+ * importExport) that the importing role may merge: PostgreSQL lets only an
+ * index's owner do it, and an import by another role goes on without.
+ */
 const GIN_MERGE = `SELECT gin_clean_pending_list(i.oid)
                      FROM pg_class i JOIN pg_am a ON a.oid = i.relam
-                    WHERE a.amname = 'gin' AND i.relnamespace = current_schema()::regnamespace`;
+                    WHERE a.amname = 'gin' AND i.relnamespace = current_schema()::regnamespace
+                      AND pg_has_role(i.relowner, 'USAGE')`;
 
 type Tx = Pick<Database, "exec" | "query">;
 

@@ -30,7 +30,7 @@ import type { Database } from "../db/driver.js";
 export const GRAM_CHARS = 2;
 
 /** Text sent per statement while writing the index. */
-const BATCH_CHARS = 4_000_000;
+const BATCH_CHARS = 1_000_000;
 
 /**
  * What ends a word: ASCII whitespace and punctuation. Lower-casing (by

@@ -15,7 +15,7 @@
  * on every school).
  */
 import type { Database } from "../db/driver.js";
-import { rebuildTitleGrams } from "./title-grams.js";
+import { rebuildTitleIndexes } from "./title-grams.js";
 
 type Tx = Pick<Database, "exec" | "query">;
 
@@ -55,5 +55,5 @@ export async function rebuildCourseSummaries(tx: Tx): Promise<void> {
            row_number() OVER (PARTITION BY semester ORDER BY id),
            row_number() OVER (PARTITION BY university_id, semester ORDER BY id)
       FROM course_search`);
-  await rebuildTitleGrams(tx);
+  await rebuildTitleIndexes(tx);
 }

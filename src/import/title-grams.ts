@@ -102,7 +102,7 @@ interface Keys {
  * `budget` list entries at once. The titles' text is let go once both sets
  * of keys are cut from it, before any list is built.
  */
-export async function rebuildTitleGrams(tx: Pick<Database, "exec" | "query">, budget = LIST_BUDGET): Promise<void> {
+export async function rebuildTitleIndexes(tx: Pick<Database, "exec" | "query">, budget = LIST_BUDGET): Promise<void> {
   await tx.exec("DELETE FROM course_gram; DELETE FROM course_word");
   const [grams, words] = await cutKeys(tx);
   const courses = await readCourses(tx);

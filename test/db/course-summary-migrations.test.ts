@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
 import { migrate, readMigrations } from "../../src/db/migrate.js";
 import { rebuildCourseSummaries } from "../../src/import/courses.js";
-import { rebuildTitleGrams } from "../../src/import/title-grams.js";
+import { rebuildTitleIndexes } from "../../src/import/title-grams.js";
 import { freshDatabase } from "../support/databases.js";
 
 const FIRST_NEW = "20261126000000_course_summaries";
@@ -103,6 +103,6 @@ it("fill the summaries of courses already imported exactly as the importer does"
   await db.transaction((tx) => rebuildCourseSummaries(tx));
   expect(await snapshot(db)).toEqual(migrated);
   // Built a piece at a time (the bounded memory a million courses need), the index is the same.
-  await db.transaction((tx) => rebuildTitleGrams(tx, 1));
+  await db.transaction((tx) => rebuildTitleIndexes(tx, 1));
   expect(await snapshot(db)).toEqual(migrated);
 });

@@ -24,23 +24,13 @@ export function taiwanScale(next: () => number) {
         ...place(),
       })),
     /** The weather stations `W0…`, then the air stations `A0…`. */
-    stations: (): ExportStation[] => [
-      ...Array.from({ length: WEATHER_STATIONS }, (_, i) => ({
-        id: `W${i}`,
-        name: `Weather ${i}`,
-        kind: "weather" as const,
-        source: "cwa" as const,
-        country: "TW" as const,
-        ...place(),
-      })),
-      ...Array.from({ length: AIR_STATIONS }, (_, i) => ({
-        id: `A${i}`,
-        name: `Air ${i}`,
-        kind: "air" as const,
-        source: "moenv" as const,
-        country: "TW" as const,
-        ...place(),
-      })),
-    ],
+    stations: (): ExportStation[] => {
+      const of = (count: number, prefix: string, name: string, kind: ExportStation["kind"], source: ExportStation["source"]) =>
+        Array.from(
+          { length: count },
+          (_, i): ExportStation => ({ id: `${prefix}${i}`, name: `${name} ${i}`, kind, source, country: "TW", ...place() }),
+        );
+      return [...of(WEATHER_STATIONS, "W", "Weather", "weather", "cwa"), ...of(AIR_STATIONS, "A", "Air", "air", "moenv")];
+    },
   };
 }

@@ -8,6 +8,10 @@
  * of it, where a trigram index cannot help and every title would be read
  * (issue 43).
  *
+ * `course_gram_school`: each piece's list of courses split by school, each
+ * part in the same order. A search within one school reads its piece's part
+ * there, never the piece's courses in every school.
+ *
  * `course_word`: the same lists for each word of three characters or more (a
  * run between ASCII whitespace and punctuation). A longer term without such a
  * character lies within a word of each title that holds it, so the words that
@@ -83,10 +87,11 @@ interface TitlePieces {
   pieces: Int32Array;
 }
 
-/** The courses an index is built from: the public courses' ids in the default order, and each one's title. */
+/** The courses an index is built from: the public courses' ids in the default order, and each one's title and school. */
 interface Courses {
   courseIds: Int32Array;
   courseTitles: Int32Array;
+  courseSchools: Int32Array;
 }
 
 /** The keys (pieces or words) cut from the titles: each key once, and each title's keys by number. */
@@ -97,17 +102,17 @@ interface Keys {
 }
 
 /**
- * Rebuilds `course_gram` and `course_word` from `course_title` and
+ * Rebuilds `course_gram`, `course_gram_school` and `course_word` from `course_title` and
  * `course_search`, inside the import's transaction, building at most about
  * `budget` list entries at once. The titles' text is let go once both sets
  * of keys are cut from it, before any list is built.
  */
 export async function rebuildTitleIndexes(tx: Pick<Database, "exec" | "query">, budget = LIST_BUDGET): Promise<void> {
-  await tx.exec("DELETE FROM course_gram; DELETE FROM course_word");
+  await tx.exec("DELETE FROM course_gram; DELETE FROM course_gram_school; DELETE FROM course_word");
   const [grams, words] = await cutKeys(tx);
   const courses = await readCourses(tx);
-  await writeIndex(tx, "course_gram", "gram", grams, courses, budget);
-  await writeIndex(tx, "course_word", "word", words, courses, budget);
+  await writeIndex(tx, "course_gram", "gram", grams, courses, budget, true);
+  await writeIndex(tx, "course_word", "word", words, courses, budget, false);
 }
 
 /** The pieces and the words of every title. */
@@ -147,21 +152,31 @@ async function cutKeys(tx: Pick<Database, "query">): Promise<[Keys, Keys]> {
 
 /** The public courses in the default order, with their titles. */
 async function readCourses(tx: Pick<Database, "query">): Promise<Courses> {
-  const [ordered] = await tx.query<{ ids: number[] | null; titles: number[] | null }>(
-    `SELECT array_agg(id ORDER BY semester DESC, id) AS ids, array_agg(title_id ORDER BY semester DESC, id) AS titles
+  const [ordered] = await tx.query<{ ids: number[] | null; titles: number[] | null; schools: number[] | null }>(
+    `SELECT array_agg(id ORDER BY semester DESC, id) AS ids, array_agg(title_id ORDER BY semester DESC, id) AS titles,
+            array_agg(university_id ORDER BY semester DESC, id) AS schools
        FROM course_search`,
   );
-  return { courseIds: Int32Array.from(ordered?.ids ?? []), courseTitles: Int32Array.from(ordered?.titles ?? []) };
+  return {
+    courseIds: Int32Array.from(ordered?.ids ?? []),
+    courseTitles: Int32Array.from(ordered?.titles ?? []),
+    courseSchools: Int32Array.from(ordered?.schools ?? []),
+  };
 }
 
-/** Writes the lists of `table`: for each key, its courses (in the default order) and titles (by id). */
+/**
+ * Writes the lists of `table`: for each key, its courses (in the default
+ * order) and titles (by id); `bySchool`, also each key's courses split by
+ * school (`course_gram_school`).
+ */
 async function writeIndex(
   tx: Pick<Database, "query">,
   table: "course_gram" | "course_word",
   key: "gram" | "word",
   { keys: grams, titleIds, byTitle }: Keys,
-  { courseIds, courseTitles }: Courses,
+  { courseIds, courseTitles, courseSchools }: Courses,
   budget: number,
+  bySchool: boolean,
 ): Promise<void> {
   // Each piece's courses (in the default order) and titles (by id), a range of pieces at a time.
   const courseSizes = sizes(grams.length, byTitle, courseTitles);
@@ -176,24 +191,58 @@ async function writeIndex(
     );
     batch = { grams: [], courses: [], titles: [], chars: 0 };
   };
+  let parts = { grams: [] as string[], schools: [] as number[], courses: [] as string[], chars: 0 };
+  const flushParts = async () => {
+    if (parts.grams.length === 0) return;
+    await tx.query(
+      `INSERT INTO course_gram_school (gram, university_id, courses)
+       SELECT g, s, c::int[] FROM unnest($1::text[], $2::int[], $3::text[]) AS u(g, s, c)`,
+      [parts.grams, parts.schools, parts.courses],
+    );
+    parts = { grams: [], schools: [], courses: [], chars: 0 };
+  };
   for (let from = 0; from < grams.length; ) {
     let to = from;
     let entries = 0;
     do entries += courseSizes[to]! + titleSizes[to++]!;
     while (to < grams.length && entries + courseSizes[to]! + titleSizes[to]! <= budget);
-    const courses = lists(from, to, courseSizes, byTitle, courseTitles, courseIds);
+    // Positions in the default order, which give each course's id and school.
+    const courses = lists(from, to, courseSizes, byTitle, courseTitles, null);
     const titleLists = lists(from, to, titleSizes, byTitle, titleIds, titleIds);
     for (let n = from; n < to; n++) {
-      const [courseList, titleList] = [`{${courses[n - from]!.join(",")}}`, `{${titleLists[n - from]!.join(",")}}`];
+      const positions = courses[n - from]!;
+      const [courseList, titleList] = [`{${positions.map((at) => courseIds[at]!).join(",")}}`, `{${titleLists[n - from]!.join(",")}}`];
       batch.grams.push(grams[n]!);
       batch.courses.push(courseList);
       batch.titles.push(titleList);
       batch.chars += courseList.length + titleList.length;
       if (batch.chars >= BATCH_CHARS) await flush();
+      if (!bySchool) continue;
+      for (const [school, list] of splitBySchool(positions, courseIds, courseSchools)) {
+        const text = `{${list.join(",")}}`;
+        parts.grams.push(grams[n]!);
+        parts.schools.push(school);
+        parts.courses.push(text);
+        parts.chars += text.length;
+        if (parts.chars >= BATCH_CHARS) await flushParts();
+      }
     }
     from = to;
   }
   await flush();
+  await flushParts();
+}
+
+/** The ids of the courses at `positions` (in the default order), by school, each school's in the same order. */
+function splitBySchool(positions: Int32Array, courseIds: Int32Array, courseSchools: Int32Array): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  for (const at of positions) {
+    const school = courseSchools[at]!;
+    const list = out.get(school);
+    if (list) list.push(courseIds[at]!);
+    else out.set(school, [courseIds[at]!]);
+  }
+  return out;
 }
 
 /** How many of the items (each a title id, in `titleOf`) hold each of `count` pieces. */
@@ -206,18 +255,25 @@ function sizes(count: number, byTitle: TitlePieces, titleOf: Int32Array): Int32A
 }
 
 /**
- * For pieces `from` to `to - 1`, the ids (`idOf`) of the items whose title
- * (`titleOf`) holds each, in the items' order; each list allocated once, at
- * its size.
+ * For pieces `from` to `to - 1`, the ids (`idOf`, or with null the positions
+ * in `titleOf`) of the items whose title (`titleOf`) holds each, in the
+ * items' order; each list allocated once, at its size.
  */
-function lists(from: number, to: number, size: Int32Array, byTitle: TitlePieces, titleOf: Int32Array, idOf: Int32Array): Int32Array[] {
+function lists(
+  from: number,
+  to: number,
+  size: Int32Array,
+  byTitle: TitlePieces,
+  titleOf: Int32Array,
+  idOf: Int32Array | null,
+): Int32Array[] {
   const out = Array.from({ length: to - from }, (_, k) => new Int32Array(size[from + k]!));
   const filled = new Int32Array(to - from);
   for (let i = 0; i < titleOf.length; i++) {
     const title = titleOf[i]!;
     for (let j = byTitle.start[title]!; j < byTitle.start[title + 1]!; j++) {
       const k = byTitle.pieces[j]! - from;
-      if (k >= 0 && k < to - from) out[k]![filled[k]!++] = idOf[i]!;
+      if (k >= 0 && k < to - from) out[k]![filled[k]!++] = idOf === null ? i : idOf[i]!;
     }
   }
   return out;

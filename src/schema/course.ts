@@ -11,7 +11,7 @@ import { placeRange, placeWindow } from "./course-places.js";
 import { universityMatch } from "./university.js";
 
 /** Newest semester first, then by id (docs/contract.md §3). */
-const COURSE_ORDER: Prisma.CourseOrderByWithRelationInput[] = [{ semester: "desc" }, { id: "asc" }];
+export const COURSE_ORDER: Prisma.CourseOrderByWithRelationInput[] = [{ semester: "desc" }, { id: "asc" }];
 
 /** The filters of operation 2: school code or Chinese name, exact semester, title substring. */
 export function courseFilter(args: CourseFilterArgs): Prisma.CourseWhereInput {
@@ -20,6 +20,7 @@ export function courseFilter(args: CourseFilterArgs): Prisma.CourseWhereInput {
   const semester = present(args.semester);
   const q = present(args.q);
   if (university !== undefined) and.push({ university: universityMatch(university) });
+  if (args.universityId !== undefined) and.push({ universityId: args.universityId });
   // As a range of one value, not `=`: PostgreSQL drops an equal column from
   // ORDER BY, then walks the primary key for `ORDER BY id` and filters (47 ms
   // at 100,000 courses when the semester's ids come late) instead of reading
@@ -42,7 +43,7 @@ export function courseFilter(args: CourseFilterArgs): Prisma.CourseWhereInput {
  * rows whatever the size of the catalogue; with `q` it is a title search's
  * (./title-search.ts).
  */
-async function courseTotal(prisma: ReadClient, args: CourseFilterArgs): Promise<number> {
+export async function courseTotal(prisma: ReadClient, args: CourseFilterArgs): Promise<number> {
   if (present(args.q) !== undefined) return titleSearchTotal(prisma, args);
   const university = present(args.university);
   const semester = present(args.semester);
@@ -50,6 +51,7 @@ async function courseTotal(prisma: ReadClient, args: CourseFilterArgs): Promise<
     _sum: { courses: true },
     where: {
       ...(university === undefined ? {} : { university: universityMatch(university) }),
+      ...(args.universityId === undefined ? {} : { universityId: args.universityId }),
       ...(semester === undefined ? {} : { semester }),
     },
   });
@@ -116,26 +118,8 @@ builder.prismaNode("Course", {
   }),
 });
 
-/** A school's courses, added from here so that the school's file need not know what a course filter is. */
-builder.prismaObjectFields("University", (t) => ({
-  courses: t.relatedConnection("courses", {
-    description: "Public courses of this school, newest semester first, then by id.",
-    cursor: "id",
-    totalCount: true,
-    complexity: pageCost(),
-    args: {
-      semester: t.arg.string({ description: "Only this semester, like `113-1`." }),
-      q: t.arg.string({ description: "Case-insensitive substring of the Chinese or English title." }),
-    },
-    query: (args) => ({
-      where: courseFilter({ semester: args.semester, q: args.q }),
-      orderBy: COURSE_ORDER,
-    }),
-  }),
-}));
-
 /** The courses of `ids`, read with `query`'s selection, in the order of `ids`. */
-async function coursesInOrder(prisma: ReadClient, query: Pick<Prisma.CourseFindManyArgs, "select" | "include">, ids: number[]) {
+export async function coursesInOrder(prisma: ReadClient, query: Pick<Prisma.CourseFindManyArgs, "select" | "include">, ids: number[]) {
   if (ids.length === 0) return [];
   const courses = await prisma.course.findMany({ ...query, where: { id: { in: ids } } });
   const byId = new Map(courses.map((c) => [c.id, c]));

@@ -2,6 +2,7 @@
 import "./scalars.js";
 import "./university.js";
 import "./course.js";
+import "./university-courses.js";
 import "./course-stats.js";
 import "./paper.js";
 import "./conference.js";

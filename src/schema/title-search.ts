@@ -16,7 +16,10 @@ import { GRAM_CHARS, WORD_BREAK } from "../import/title-grams.js";
 import { literal, present } from "./arguments.js";
 
 export interface CourseFilterArgs {
+  /** A school's code (any case) or exact Chinese name. */
   university?: string | null | undefined;
+  /** A school's id: its own courses (`University.courses`). */
+  universityId?: number | undefined;
   semester?: string | null | undefined;
   q?: string | null | undefined;
 }
@@ -80,7 +83,13 @@ function longTermPath(q: string): LongTermPath {
  *   list is long, every title is checked once instead. A piece no title holds:
  *   no match.
  *
- * Then, without a filter, the total is the sum of those titles' numbers of
+ * Within one school (`universityId`, or a `university` only one school
+ * matches), the school's part of a piece's list (`course_gram_school`) is the
+ * answer for a term of one or two characters, and a longer term keeps the
+ * courses of its rarest piece's part whose title passes the ILIKE, at most
+ * the school's courses; a semester keeps those of its semester.
+ *
+ * Otherwise, without a filter, the total is the sum of those titles' numbers of
  * courses, and a page near the front walks the list of all courses in order
  * (`course_place`), keeping the courses of those titles, until it has the page:
  * about (skip + take) × N ÷ total courses read, where N is the number of
@@ -92,11 +101,12 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
   const q = present(args.q) ?? "";
   const needle = literal(q);
   const university = present(args.university) ?? null;
+  const universityId = args.universityId ?? null;
   const semester = present(args.semester) ?? null;
   const cursor = window.cursor ?? null;
   // Past every list, and far from int4's end where the slice's bounds are added up.
   const skip = Math.min(window.skip, 2_000_000_000);
-  const filtered = university !== null || semester !== null;
+  const filtered = university !== null || universityId !== null || semester !== null;
   const path = longTermPath(q);
   const pattern = Prisma.sql`('%' || ${needle}::text || '%')`;
   // Conditions on the parameters alone, which PostgreSQL decides once per statement.
@@ -106,6 +116,7 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
   const byTrigram = Prisma.sql`(NOT ${short} AND ${path}::text = 'trigram')`;
   const theirs = Prisma.sql`(${university}::text IS NULL OR s.university_id IN (
                                SELECT id FROM university WHERE code_key = lower(${university}::text) OR name_zh = ${university}::text))
+                       AND (${universityId}::int IS NULL OR s.university_id = ${universityId}::int)
                        AND (${semester}::text IS NULL OR s.semester = ${semester}::text)`;
   const [row] = await prisma.$queryRaw<{ total: number; at: number | null; page: number[] | null }[]>`
     WITH pieces AS (
@@ -119,6 +130,27 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
                   ELSE (SELECT gram FROM found ORDER BY cardinality(titles), gram LIMIT 1) END AS gram
     ),
     rare AS (SELECT found.titles FROM found JOIN rarest ON rarest.gram = found.gram),
+    -- The one school of the filter (none when it names no school, or two).
+    school AS (
+      SELECT CASE WHEN count(*) = 1 THEN min(id) END AS id
+        FROM (SELECT id FROM university
+               WHERE id = ${universityId}::int
+                  OR (${university}::text IS NOT NULL AND (code_key = lower(${university}::text) OR name_zh = ${university}::text))
+               LIMIT 2) AS matched
+    ),
+    -- The term's pieces in that school: the shortest part holds every course of the school that holds the term.
+    school_pieces AS (
+      SELECT DISTINCT CASE WHEN ${short} THEN lower(${q}::text) ELSE substr(lower(${q}::text), i, ${GRAM_CHARS}::int) END AS gram
+        FROM generate_series(1, GREATEST(char_length(lower(${q}::text)) - 1, 1)) AS i
+       WHERE (SELECT id FROM school) IS NOT NULL
+    ),
+    school_found AS (
+      SELECT g.courses FROM school_pieces p JOIN course_gram_school g ON g.gram = p.gram AND g.university_id = (SELECT id FROM school)
+    ),
+    school_part AS (
+      SELECT CASE WHEN (SELECT count(*) FROM school_found) < (SELECT count(*) FROM school_pieces) THEN '{}'::int[]
+                  ELSE (SELECT courses FROM school_found ORDER BY cardinality(courses) LIMIT 1) END AS courses
+    ),
     -- The words that hold the term (a term without a break lies within a word of every title that holds it).
     words AS MATERIALIZED (
       SELECT w.courses, w.titles FROM course_word w WHERE ${byWords} AND w.word LIKE ('%' || lower(${needle}::text) || '%')
@@ -145,6 +177,13 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
     -- Materialized: its list is computed once, though the statement reads it four times.
     list AS MATERIALIZED (
       SELECT CASE WHEN (SELECT yes FROM walk) THEN NULL
+                  WHEN (SELECT id FROM school) IS NOT NULL AND ${short} AND ${semester}::text IS NULL THEN (SELECT courses FROM school_part)
+                  WHEN (SELECT id FROM school) IS NOT NULL
+                  THEN ARRAY(SELECT u.id FROM unnest((SELECT courses FROM school_part)) WITH ORDINALITY AS u(id, n)
+                               JOIN course_place p ON p.id = u.id JOIN course_title ti ON ti.id = p.title_id
+                              WHERE (${semester}::text IS NULL OR p.semester = ${semester}::text)
+                                AND (${short} OR ti.name_zh ILIKE ${pattern} OR ti.name_en ILIKE ${pattern})
+                              ORDER BY u.n)
                   WHEN ${byPieces} AND rarest.gram IS NULL THEN '{}'::int[]
                   WHEN ${short} AND NOT ${filtered}::boolean THEN (SELECT courses FROM course_gram WHERE course_gram.gram = rarest.gram)
                   WHEN (SELECT word FROM one) AND NOT ${filtered}::boolean THEN (SELECT courses FROM words)

@@ -3,7 +3,7 @@
  * gets them from the migrations that add them (20261126000000_course_summaries,
  * 20261126010000_course_title_search, 20261127000000_course_grams,
  * 20261128000000_course_places, 20261128100000_course_title_walk,
- * 20261128110000_course_words), row for row what the importer builds
+ * 20261128110000_course_words, 20261128120000_course_gram_schools), row for row what the importer builds
  * (src/import/courses.ts, src/import/title-grams.ts: the pieces and words of
  * titles cut in SQL and in Node alike); otherwise its totals, statistics and
  * searches would answer nothing until the next import.
@@ -24,6 +24,7 @@ const TABLES = {
   course_search: "SELECT * FROM course_search ORDER BY id",
   course_place: "SELECT * FROM course_place ORDER BY id",
   course_gram: 'SELECT * FROM course_gram ORDER BY gram COLLATE "C"',
+  course_gram_school: 'SELECT * FROM course_gram_school ORDER BY gram COLLATE "C", university_id',
   course_word: 'SELECT * FROM course_word ORDER BY word COLLATE "C"',
 };
 
@@ -77,6 +78,10 @@ it("fill the summaries of courses already imported exactly as the importer does"
     courses: [1, 2, 5, 3],
     titles: [titleOf(1), titleOf(5)].sort((a, b) => a - b),
   });
+  // Split by school, each school's part in the same order.
+  expect(migrated.course_gram_school).toContainEqual({ gram: "ma", university_id: 1, courses: [1, 2, 3] });
+  expect(migrated.course_gram_school).toContainEqual({ gram: "ma", university_id: 2, courses: [5] });
+  expect((migrated.course_gram_school ?? []).filter((row) => (row as { gram: string }).gram === "ma")).toHaveLength(2);
   // Words end at ASCII whitespace and punctuation only: an ideographic or no-break space is part of one.
   const words = (migrated.course_word as { word: string }[]).map((w) => w.word);
   expect(words).toEqual(

@@ -1,0 +1,108 @@
+/**
+ * A school's courses (`University.courses`). Without `q`, every school a
+ * request lists is read in one statement, each school's page limited in the
+ * database (a LATERAL join with LIMIT), and their totals in another from the
+ * import's counts. With `q`, the school's title search (./title-search.ts)
+ * reads the school's part of a piece's list, never every course of the school.
+ */
+import DataLoader from "dataloader";
+import type { Context } from "../context.js";
+import type { Prisma } from "../generated/prisma/client.js";
+import { present } from "./arguments.js";
+import { builder } from "./builder.js";
+import { pageCost } from "./cost.js";
+import { COURSE_ORDER, courseFilter, coursesInOrder, courseTotal } from "./course.js";
+import { titleSearch } from "./title-search.js";
+
+/** How a connection pages its courses, as Pothos hands it to the resolver: the selection, and the cursor, skip and take. */
+type PageQuery = Pick<Prisma.CourseFindManyArgs, "select" | "include" | "cursor" | "skip" | "take">;
+type CourseRow = Awaited<ReturnType<typeof coursesInOrder>>[number];
+
+/** What the schools of one field in one request share: the loaders of their pages (by window and selection) and totals (by semester). */
+interface SchoolLoaders {
+  pages: Map<string, DataLoader<number, CourseRow[]>>;
+  totals: Map<string, DataLoader<number, number>>;
+}
+
+const loadersOf = new WeakMap<Context, SchoolLoaders>();
+
+function schoolLoaders(ctx: Context): SchoolLoaders {
+  let loaders = loadersOf.get(ctx);
+  if (!loaders) {
+    loaders = { pages: new Map(), totals: new Map() };
+    loadersOf.set(ctx, loaders);
+  }
+  return loaders;
+}
+
+/** Each school's page of its courses of `semester` (without `q`), as `query` pages them. */
+function schoolPages(ctx: Context, query: PageQuery, semester: string | undefined) {
+  const key = JSON.stringify([query, semester ?? null]);
+  const pages = schoolLoaders(ctx).pages;
+  let loader = pages.get(key);
+  if (!loader) {
+    loader = new DataLoader(async (schools: readonly number[]) => {
+      const found = await ctx.prisma.university.findMany({
+        where: { id: { in: [...schools] } },
+        select: { id: true, courses: { ...query, where: courseFilter({ semester }), orderBy: COURSE_ORDER } },
+      });
+      const bySchool = new Map(found.map((school) => [school.id, school.courses as CourseRow[]]));
+      return schools.map((school) => bySchool.get(school) ?? []);
+    });
+    pages.set(key, loader);
+  }
+  return loader;
+}
+
+/** Each school's number of public courses of `semester` (without `q`), from the import's counts. */
+function schoolTotals(ctx: Context, semester: string | undefined) {
+  const key = semester ?? "";
+  const totals = schoolLoaders(ctx).totals;
+  let loader = totals.get(key);
+  if (!loader) {
+    loader = new DataLoader(async (schools: readonly number[]) => {
+      const sums = await ctx.prisma.courseCount.groupBy({
+        by: ["universityId"],
+        _sum: { courses: true },
+        where: { universityId: { in: [...schools] }, ...(semester === undefined ? {} : { semester }) },
+      });
+      const bySchool = new Map(sums.map((sum) => [sum.universityId, sum._sum.courses ?? 0]));
+      return schools.map((school) => bySchool.get(school) ?? 0);
+    });
+    totals.set(key, loader);
+  }
+  return loader;
+}
+
+/** What a title search found while paging a school's courses, by the field's arguments: its totalCount needs no second search. */
+const searchTotals = new WeakMap<object, number>();
+
+builder.prismaObjectFields("University", (t) => ({
+  courses: t.prismaConnection({
+    type: "Course",
+    cursor: "id",
+    description: "Public courses of this school, newest semester first, then by id.",
+    complexity: pageCost(),
+    args: {
+      semester: t.arg.string({ description: "Only this semester, like `113-1`." }),
+      q: t.arg.string({ description: "Case-insensitive substring of the Chinese or English title." }),
+    },
+    resolve: async (query, school, args, ctx) => {
+      const filter = { universityId: school.id, semester: present(args.semester), q: present(args.q) };
+      if (filter.q === undefined) return schoolPages(ctx, query, filter.semester).load(school.id);
+      const { cursor, skip, take, ...selection } = query;
+      const found = await titleSearch(ctx.prisma, filter, { cursor: cursor?.id, skip: skip ?? 0, take });
+      if (found) {
+        searchTotals.set(args, found.total);
+        return coursesInOrder(ctx.prisma, selection, found.ids);
+      }
+      // A cursor outside the school's matches: paged as Prisma pages it.
+      return ctx.prisma.course.findMany({ ...query, where: courseFilter(filter), orderBy: COURSE_ORDER });
+    },
+    totalCount: (school, args, ctx) => {
+      const filter = { universityId: school.id, semester: present(args.semester), q: present(args.q) };
+      if (filter.q === undefined) return schoolTotals(ctx, filter.semester).load(school.id);
+      return searchTotals.get(args) ?? courseTotal(ctx.prisma, filter);
+    },
+  }),
+}));

@@ -17,6 +17,13 @@
  * character lies within a word of each title that holds it, so the words that
  * hold the term give its titles, and its courses when one word does (issue 54).
  *
+ * `course_pair`: the same lists for each pair of adjacent words (of any
+ * length) with the run of ASCII whitespace and punctuation between them
+ * (`machine learning`, `c++ primer`'s `c++ primer`). A term with one such run
+ * between two other characters lies within one pair of each title that holds
+ * it, so the pairs that hold the term give its titles, and its courses when
+ * one pair does.
+ *
  * Exactly CONTRACT §3's rule, a case-insensitive substring of either title:
  * PostgreSQL's ILIKE on UTF-8 compares `lower(title)` with `lower(term)`, so the
  * pieces and words are cut from titles lower-cased by PostgreSQL itself, and a
@@ -56,6 +63,21 @@ function wordsOf(texts: readonly (string | null)[]): Set<string> {
     for (const word of text.split(WORD_BREAK)) if ([...word].length >= WORD_CHARS) words.add(word);
   }
   return words;
+}
+
+/** A run of the characters that end a word, kept by `split`. */
+export const BREAK_RUN = new RegExp(`(${WORD_BREAK.source}+)`);
+
+/** The distinct pairs of adjacent words of each text, each with the run between them. */
+function pairsOf(texts: readonly (string | null)[]): Set<string> {
+  const pairs = new Set<string>();
+  for (const text of texts) {
+    if (text === null) continue;
+    // Words at even places, each run between two at the odd place between them; an empty word at either end.
+    const parts = text.split(BREAK_RUN);
+    for (let i = 0; i + 2 < parts.length; i += 2) if (parts[i] && parts[i + 2]) pairs.add(parts[i]! + parts[i + 1]! + parts[i + 2]!);
+  }
+  return pairs;
 }
 
 /** The distinct pieces of one or two characters of each text, never across two of them. */
@@ -102,21 +124,22 @@ interface Keys {
 }
 
 /**
- * Rebuilds `course_gram`, `course_gram_school` and `course_word` from `course_title` and
+ * Rebuilds `course_gram`, `course_gram_school`, `course_word` and `course_pair` from `course_title` and
  * `course_search`, inside the import's transaction, building at most about
- * `budget` list entries at once. The titles' text is let go once both sets
+ * `budget` list entries at once. The titles' text is let go once all three sets
  * of keys are cut from it, before any list is built.
  */
 export async function rebuildTitleIndexes(tx: Pick<Database, "exec" | "query">, budget = LIST_BUDGET): Promise<void> {
-  await tx.exec("DELETE FROM course_gram; DELETE FROM course_gram_school; DELETE FROM course_word");
-  const [grams, words] = await cutKeys(tx);
+  await tx.exec("DELETE FROM course_gram; DELETE FROM course_gram_school; DELETE FROM course_word; DELETE FROM course_pair");
+  const [grams, words, pairs] = await cutKeys(tx);
   const courses = await readCourses(tx);
   await writeIndex(tx, "course_gram", "gram", grams, courses, budget, true);
   await writeIndex(tx, "course_word", "word", words, courses, budget, false);
+  await writeIndex(tx, "course_pair", "pair", pairs, courses, budget, false);
 }
 
-/** The pieces and the words of every title. */
-async function cutKeys(tx: Pick<Database, "query">): Promise<[Keys, Keys]> {
+/** The pieces, the words and the pairs of words of every title. */
+async function cutKeys(tx: Pick<Database, "query">): Promise<[Keys, Keys, Keys]> {
   const titles = await tx.query<{ id: number; zh: string | null; en: string | null }>(
     "SELECT id, lower(name_zh) AS zh, lower(name_en) AS en FROM course_title ORDER BY id",
   );
@@ -147,7 +170,7 @@ async function cutKeys(tx: Pick<Database, "query">): Promise<[Keys, Keys]> {
     }
     return { keys, titleIds, byTitle: { start, pieces: pieces.slice(0, used) } };
   };
-  return [cut(gramsOf), cut(wordsOf)];
+  return [cut(gramsOf), cut(wordsOf), cut(pairsOf)];
 }
 
 /** The public courses in the default order, with their titles. */
@@ -171,8 +194,8 @@ async function readCourses(tx: Pick<Database, "query">): Promise<Courses> {
  */
 async function writeIndex(
   tx: Pick<Database, "query">,
-  table: "course_gram" | "course_word",
-  key: "gram" | "word",
+  table: "course_gram" | "course_word" | "course_pair",
+  key: "gram" | "word" | "pair",
   { keys: grams, titleIds, byTitle }: Keys,
   { courseIds, courseTitles, courseSchools }: Courses,
   budget: number,

@@ -12,7 +12,7 @@
  */
 import type { ReadClient } from "../db/client.js";
 import { Prisma } from "../generated/prisma/client.js";
-import { GRAM_CHARS, WORD_BREAK } from "../import/title-grams.js";
+import { BREAK_RUN, GRAM_CHARS, WORD_BREAK } from "../import/title-grams.js";
 import { literal, present } from "./arguments.js";
 
 export interface CourseFilterArgs {
@@ -66,11 +66,14 @@ export interface SearchPage {
 const TRIGRAM_TERM = /[\p{L}\p{N}]{3}/u;
 
 /** How a term longer than two characters finds its titles (see titleSearch). */
-type LongTermPath = "words" | "trigram" | "pieces";
+type LongTermPath = "words" | "pairs" | "trigram" | "pieces";
 
 function longTermPath(q: string): LongTermPath {
   if (!WORD_BREAK.test(q)) return "words";
-  return TRIGRAM_TERM.test(q) ? "trigram" : "pieces";
+  if (!TRIGRAM_TERM.test(q)) return "pieces";
+  // One run of spaces or punctuation, with something on either side.
+  const [before, , after, ...more] = q.split(BREAK_RUN);
+  return before && after && more.length === 0 ? "pairs" : "trigram";
 }
 
 /**
@@ -87,7 +90,10 @@ function longTermPath(q: string): LongTermPath {
  * - without a space or ASCII punctuation (`learning`, `資料結構`), from the
  *   words that hold it (`course_word`), with no title read; when one word
  *   does, that word's list of courses is the answer as it is, as a piece's is;
- * - otherwise, by trigram (`machine learning`), or else from the shortest
+ * - with one run of them between two other characters (`machine learning`,
+ *   `c++ primer`), and three letters or digits in a row, from the pairs of
+ *   adjacent words that hold it (`course_pair`), in the same way;
+ * - otherwise, by trigram (`deep machine learning`), or else from the shortest
  *   title list of its two-character pieces (which holds every title that holds
  *   the term), keeping the titles that pass the contract's ILIKE; when that
  *   list is long, every title is checked once instead. A piece no title holds:
@@ -123,6 +129,8 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
   const short = Prisma.sql`(char_length(lower(${q}::text)) <= ${GRAM_CHARS}::int)`;
   const byPieces = Prisma.sql`(${short} OR ${path}::text = 'pieces')`;
   const byWords = Prisma.sql`(NOT ${short} AND ${path}::text = 'words')`;
+  const byPairs = Prisma.sql`(NOT ${short} AND ${path}::text = 'pairs')`;
+  const byKeys = Prisma.sql`(${byWords} OR ${byPairs})`;
   const byTrigram = Prisma.sql`(NOT ${short} AND ${path}::text = 'trigram')`;
   const theirs = Prisma.sql`(${university}::text IS NULL OR s.university_id IN (
                                SELECT id FROM university WHERE code_key = lower(${university}::text) OR name_zh = ${university}::text))
@@ -161,11 +169,14 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
       SELECT CASE WHEN (SELECT count(*) FROM school_found) < (SELECT count(*) FROM school_pieces) THEN '{}'::int[]
                   ELSE (SELECT courses FROM school_found ORDER BY cardinality(courses) LIMIT 1) END AS courses
     ),
-    -- The words that hold the term (a term without a break lies within a word of every title that holds it).
+    -- The words that hold the term (a term without a break lies within a word of every title that holds it), or the
+    -- pairs of words (a term with one run of breaks between two other characters lies within a pair of each).
     words AS MATERIALIZED (
       SELECT w.courses, w.titles FROM course_word w WHERE ${byWords} AND w.word LIKE ('%' || lower(${needle}::text) || '%')
+      UNION ALL
+      SELECT p.courses, p.titles FROM course_pair p WHERE ${byPairs} AND p.pair LIKE ('%' || lower(${needle}::text) || '%')
     ),
-    one AS (SELECT ${byWords} AND (SELECT count(*) FROM words) = 1 AS word),
+    one AS (SELECT ${byKeys} AND (SELECT count(*) FROM words) = 1 AS word),
     -- The matching titles (with their numbers of courses, but for a short term), when they are few enough to list.
     titles AS MATERIALIZED (
       SELECT u.id, 0 AS courses FROM unnest((SELECT titles FROM rare)) AS u(id) WHERE ${short}
@@ -175,7 +186,7 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
       UNION ALL
       SELECT ti.id, ti.courses FROM course_title ti WHERE ${byTrigram} AND (ti.name_zh ILIKE ${pattern} OR ti.name_en ILIKE ${pattern})
       UNION ALL
-      SELECT ti.id, ti.courses FROM course_title ti WHERE ${byWords} AND ti.id IN (SELECT unnest(titles) FROM words)
+      SELECT ti.id, ti.courses FROM course_title ti WHERE ${byKeys} AND ti.id IN (SELECT unnest(titles) FROM words)
     ),
     -- Whether to walk, and the total the walk gives; the titles are summed only when a walk could serve.
     walk AS (

@@ -3,7 +3,8 @@
  * gets them from the migrations that add them (20261126000000_course_summaries,
  * 20261126010000_course_title_search, 20261127000000_course_grams,
  * 20261128000000_course_places, 20261128100000_course_title_walk,
- * 20261128110000_course_words, 20261128120000_course_gram_schools), row for row what the importer builds
+ * 20261128110000_course_words, 20261128120000_course_gram_schools,
+ * 20261128130000_course_pairs), row for row what the importer builds
  * (src/import/courses.ts, src/import/title-grams.ts: the pieces and words of
  * titles cut in SQL and in Node alike); otherwise its totals, statistics and
  * searches would answer nothing until the next import.
@@ -26,6 +27,7 @@ const TABLES = {
   course_gram: 'SELECT * FROM course_gram ORDER BY gram COLLATE "C"',
   course_gram_school: 'SELECT * FROM course_gram_school ORDER BY gram COLLATE "C", university_id',
   course_word: 'SELECT * FROM course_word ORDER BY word COLLATE "C"',
+  course_pair: 'SELECT * FROM course_pair ORDER BY pair COLLATE "C"',
 };
 
 async function snapshot(db: Database): Promise<Record<string, unknown[]>> {
@@ -102,6 +104,28 @@ it("fill the summaries of courses already imported exactly as the importer does"
   expect(words).not.toContain("ai");
   expect(migrated.course_word).toContainEqual({
     word: "machine",
+    courses: [1, 2, 5, 3],
+    titles: [titleOf(1), titleOf(5)].sort((a, b) => a - b),
+  });
+  // Pairs of adjacent words of any length, with the run between them as it is (a no-break space is part of a word).
+  const pairs = (migrated.course_pair as { pair: string }[]).map((p) => p.pair);
+  expect(pairs.sort()).toEqual(
+    [
+      "machine learning",
+      "english_only",
+      "100% 英文",
+      "ai and",
+      "and c",
+      "data\tstructures",
+      "structures/algorithms",
+      "algorithms (i",
+      "i)\u00a0ii",
+      "\u00a0ii;nbsp",
+      "nbsp~end",
+    ].sort(),
+  );
+  expect(migrated.course_pair).toContainEqual({
+    pair: "machine learning",
     courses: [1, 2, 5, 3],
     titles: [titleOf(1), titleOf(5)].sort((a, b) => a - b),
   });

@@ -132,6 +132,8 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
   const byPairs = Prisma.sql`(NOT ${short} AND ${path}::text = 'pairs')`;
   const byKeys = Prisma.sql`(${byWords} OR ${byPairs})`;
   const byTrigram = Prisma.sql`(NOT ${short} AND ${path}::text = 'trigram')`;
+  // Whether the title of course_place `p` holds the term.
+  const titleHolds = Prisma.sql`EXISTS (SELECT FROM course_title ti WHERE ti.id = p.title_id AND (ti.name_zh ILIKE ${pattern} OR ti.name_en ILIKE ${pattern}))`;
   const theirs = Prisma.sql`(${university}::text IS NULL OR s.university_id IN (
                                SELECT id FROM university WHERE code_key = lower(${university}::text) OR name_zh = ${university}::text))
                        AND (${universityId}::int IS NULL OR s.university_id = ${universityId}::int)
@@ -201,11 +203,16 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
     list AS MATERIALIZED (
       SELECT CASE WHEN (SELECT yes FROM walk) THEN NULL
                   WHEN (SELECT id FROM school) IS NOT NULL AND ${short} AND ${semester}::text IS NULL THEN (SELECT courses FROM school_part)
+                  -- A semester's courses of the school, in order, that the part holds (and whose title holds the term).
+                  WHEN (SELECT id FROM school) IS NOT NULL AND ${semester}::text IS NOT NULL
+                  THEN ARRAY(SELECT p.id FROM course_place p
+                              WHERE p.university_id = (SELECT id FROM school) AND p.semester = ${semester}::text
+                                AND (p.id IN (SELECT unnest(courses) FROM school_part)) IS TRUE AND (${short} OR ${titleHolds})
+                              ORDER BY p.in_school_semester)
                   WHEN (SELECT id FROM school) IS NOT NULL
                   THEN ARRAY(SELECT u.id FROM unnest((SELECT courses FROM school_part)) WITH ORDINALITY AS u(id, n)
-                               JOIN course_place p ON p.id = u.id JOIN course_title ti ON ti.id = p.title_id
-                              WHERE (${semester}::text IS NULL OR p.semester = ${semester}::text)
-                                AND (${short} OR ti.name_zh ILIKE ${pattern} OR ti.name_en ILIKE ${pattern})
+                               JOIN course_place p ON p.id = u.id
+                              WHERE ${titleHolds}
                               ORDER BY u.n)
                   WHEN ${byPieces} AND rarest.gram IS NULL THEN '{}'::int[]
                   WHEN ${short} AND NOT ${filtered}::boolean THEN (SELECT courses FROM course_gram WHERE course_gram.gram = rarest.gram)

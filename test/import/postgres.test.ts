@@ -60,7 +60,9 @@ describe("import on PostgreSQL", () => {
            FROM pg_class i JOIN pg_am a ON a.oid = i.relam
           WHERE a.amname = 'gin' AND i.relnamespace = current_schema()::regnamespace ORDER BY 1`,
       );
-      expect(pending.map((p) => p.index)).toEqual(expect.arrayContaining(["hub_pack_name_trgm_idx", "course_word_word_trgm_idx"]));
+      expect(pending.map((p) => p.index)).toEqual(
+        expect.arrayContaining(["hub_pack_name_trgm_idx", "course_word_word_trgm_idx", "course_pair_pair_trgm_idx"]),
+      );
       expect(pending.filter((p) => p.pages > 0)).toEqual([]);
     } finally {
       await fresh.close();

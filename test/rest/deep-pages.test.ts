@@ -166,34 +166,39 @@ interface Connection {
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean };
 }
 
-async function connection(f: Filter, args: string): Promise<Connection> {
-  const body = await t.graphql(
-    `query ($u: String, $s: String) {
-       courses(university: $u, semester: $s, ${args}) {
-         totalCount edges { cursor node { databaseId } } pageInfo { hasNextPage hasPreviousPage }
-       }
-     }`,
-    { u: f.university ?? null, s: f.semester ?? null },
-  );
+/** A page of the courses connection, or with `ofSchool` of `University.courses` (the filter's university as its `ref`). */
+async function connection(f: Filter, args: string, ofSchool = false): Promise<Connection> {
+  const fields = "totalCount edges { cursor node { databaseId } } pageInfo { hasNextPage hasPreviousPage }";
+  const body = ofSchool
+    ? await t.graphql(`query ($u: String!, $s: String) { university(ref: $u) { courses(semester: $s, ${args}) { ${fields} } } }`, {
+        u: f.university,
+        s: f.semester ?? null,
+      })
+    : await t.graphql(`query ($u: String, $s: String) { courses(university: $u, semester: $s, ${args}) { ${fields} } }`, {
+        u: f.university ?? null,
+        s: f.semester ?? null,
+      });
   expect(body.errors, args).toBeUndefined();
-  return body.data!.courses as Connection;
+  return (ofSchool ? body.data!.university.courses : body.data!.courses) as Connection;
 }
 
 describe("the courses connection, by cursor", () => {
-  it.each<[string, Filter, number]>([
-    ["every public course", {}, 100],
-    ["one school", { university: "NCKU" }, 37],
-    ["one semester", { semester: "112-1" }, 50],
-    ["one school's semester", { university: "NTU", semester: "114-1" }, 9],
-    ["a name two schools share", { university: SHARED_NAME }, 64],
+  it.each<[string, Filter, number, boolean]>([
+    ["every public course", {}, 100, false],
+    ["one school", { university: "NCKU" }, 37, false],
+    ["one semester", { semester: "112-1" }, 50, false],
+    ["one school's semester", { university: "NTU", semester: "114-1" }, 9, false],
+    ["a name two schools share", { university: SHARED_NAME }, 64, false],
+    ["University.courses", { university: "NCKU" }, 37, true],
+    ["University.courses of a semester", { university: "NTU", semester: "114-1" }, 9, true],
   ])(
     "%s: walked whole forwards and backwards, the order of the scan",
-    async (_name, f, size) => {
+    async (_name, f, size, ofSchool) => {
       const expected = await scan(f);
       const forward: number[] = [];
       let after: string | undefined;
       for (;;) {
-        const c = await connection(f, `first: ${size}${after ? `, after: "${after}"` : ""}`);
+        const c = await connection(f, `first: ${size}${after ? `, after: "${after}"` : ""}`, ofSchool);
         expect(c.totalCount).toBe(expected.length);
         forward.push(...c.edges.map((e) => e.node.databaseId));
         expect(c.pageInfo.hasPreviousPage).toBe(after !== undefined);
@@ -205,7 +210,7 @@ describe("the courses connection, by cursor", () => {
       const backward: number[] = [];
       let before: string | undefined;
       for (;;) {
-        const c = await connection(f, `last: ${size}${before ? `, before: "${before}"` : ""}`);
+        const c = await connection(f, `last: ${size}${before ? `, before: "${before}"` : ""}`, ofSchool);
         backward.unshift(...c.edges.map((e) => e.node.databaseId));
         if (!c.pageInfo.hasPreviousPage) break;
         before = c.edges[0]!.cursor;

@@ -19,7 +19,7 @@
  *
  * `course_pair`: the same lists for each pair of adjacent words (of any
  * length) with the run of ASCII whitespace and punctuation between them
- * (`machine learning`, `c++ primer`'s `c++ primer`). A term with one such run
+ * (`machine learning`, `c++ primer`). A term with one such run
  * between two other characters lies within one pair of each title that holds
  * it, so the pairs that hold the term give its titles, and its courses when
  * one pair does.
@@ -116,7 +116,7 @@ interface Courses {
   courseSchools: Int32Array;
 }
 
-/** The keys (pieces or words) cut from the titles: each key once, and each title's keys by number. */
+/** The keys (pieces, words or pairs) cut from the titles: each key once, and each title's keys by number. */
 interface Keys {
   keys: string[];
   titleIds: Int32Array;
@@ -124,9 +124,9 @@ interface Keys {
 }
 
 /**
- * Rebuilds `course_gram`, `course_gram_school`, `course_word` and `course_pair` from `course_title` and
- * `course_search`, inside the import's transaction, building at most about
- * `budget` list entries at once. The titles' text is let go once all three sets
+ * Rebuilds `course_gram`, `course_gram_school`, `course_word` and
+ * `course_pair` from `course_title` and `course_search`, inside the import's
+ * transaction, building at most about `budget` list entries at once. The titles' text is let go once all three sets
  * of keys are cut from it, before any list is built.
  */
 export async function rebuildTitleIndexes(tx: Pick<Database, "exec" | "query">, budget = LIST_BUDGET): Promise<void> {
@@ -173,7 +173,7 @@ async function cutKeys(tx: Pick<Database, "query">): Promise<[Keys, Keys, Keys]>
   return [cut(gramsOf), cut(wordsOf), cut(pairsOf)];
 }
 
-/** The public courses in the default order, with their titles. */
+/** The public courses in the default order, with their titles and schools. */
 async function readCourses(tx: Pick<Database, "query">): Promise<Courses> {
   const [ordered] = await tx.query<{ ids: number[] | null; titles: number[] | null; schools: number[] | null }>(
     `SELECT array_agg(id ORDER BY semester DESC, id) AS ids, array_agg(title_id ORDER BY semester DESC, id) AS titles,

@@ -109,9 +109,10 @@ function longTermPath(q: string): LongTermPath {
  * courses, and a page near the front walks the list of all courses in order
  * (`course_place`), keeping the courses of those titles, until it has the page:
  * about (skip + take) × N ÷ total courses read, where N is the number of
- * public courses. When that would read more than WALK_FACTOR times the total (a deep page, a rare
- * term), with a filter, or after a cursor, the courses of those titles are
- * read, filtered and ordered, and the page is a slice of them.
+ * public courses. When that would read more than WALK_FACTOR times the
+ * total (a deep page, a rare term), with a filter, or after a cursor, the
+ * courses of those titles are read, filtered and ordered, and the page is a
+ * slice of them.
  */
 export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, window: SearchWindow): Promise<SearchPage | undefined> {
   const q = present(args.q) ?? "";

@@ -43,7 +43,7 @@ export function courseFilter(args: CourseFilterArgs): Prisma.CourseWhereInput {
  * rows whatever the size of the catalogue; with `q` it is a title search's
  * (./title-search.ts).
  */
-export async function courseTotal(prisma: ReadClient, args: CourseFilterArgs): Promise<number> {
+async function courseTotal(prisma: ReadClient, args: CourseFilterArgs): Promise<number> {
   if (present(args.q) !== undefined) return titleSearchTotal(prisma, args);
   const university = present(args.university);
   const semester = present(args.semester);
@@ -119,7 +119,7 @@ builder.prismaNode("Course", {
 });
 
 /** The courses of `ids`, read with `query`'s selection, in the order of `ids`. */
-export async function coursesInOrder(prisma: ReadClient, query: Pick<Prisma.CourseFindManyArgs, "select" | "include">, ids: number[]) {
+async function coursesInOrder(prisma: ReadClient, query: Pick<Prisma.CourseFindManyArgs, "select" | "include">, ids: number[]) {
   if (ids.length === 0) return [];
   const courses = await prisma.course.findMany({ ...query, where: { id: { in: ids } } });
   const byId = new Map(courses.map((c) => [c.id, c]));
@@ -161,8 +161,30 @@ function pageSearch(parent: CoursePageShape, prisma: ReadClient): Promise<Search
   return parent.search;
 }
 
-/** What a title search found while paging a `courses` connection, by the field's arguments: its totalCount needs no second search. */
+/** What a title search found while paging a connection of courses, by the field's arguments: its totalCount needs no second search. */
 const connectionTotals = new WeakMap<object, number>();
+
+/** How a connection pages its courses, as Pothos hands it to the resolver: the selection, and the cursor, skip and take. */
+export type ConnectionQuery = Pick<Prisma.CourseFindManyArgs, "select" | "include" | "cursor" | "skip"> & { take: number };
+
+/**
+ * The courses of a connection's page that `filter` (with `q`) matches, by
+ * title search; paged as Prisma pages them when the cursor is not one of the
+ * matches. The search's total is kept for the field's `totalCount` (by `args`,
+ * the field's arguments: see connectionTotal).
+ */
+export async function searchedCourses(prisma: ReadClient, query: ConnectionQuery, args: object, filter: CourseFilterArgs) {
+  const { cursor, skip, take, ...selection } = query;
+  const found = await titleSearch(prisma, filter, { cursor: cursor?.id, skip: skip ?? 0, take });
+  if (!found) return prisma.course.findMany({ ...query, where: courseFilter(filter), orderBy: COURSE_ORDER });
+  connectionTotals.set(args, found.total);
+  return coursesInOrder(prisma, selection, found.ids);
+}
+
+/** The totalCount of a connection of courses: what its search found, or the total of `filter`. */
+export function connectionTotal(prisma: ReadClient, args: object, filter: CourseFilterArgs): number | Promise<number> {
+  return connectionTotals.get(args) ?? courseTotal(prisma, filter);
+}
 
 const CoursePage = builder.objectRef<CoursePageShape>("CoursePage").implement({
   description: "One page of public courses by page number (the paging of REST `/courses`).",
@@ -221,14 +243,9 @@ builder.queryFields((t) => {
           if (placed) return placed;
           return ctx.prisma.course.findMany({ ...query, where: courseFilter(a), orderBy: COURSE_ORDER });
         }
-        const found = await titleSearch(ctx.prisma, a, window);
-        if (found) {
-          connectionTotals.set(a, found.total);
-          return coursesInOrder(ctx.prisma, selection, found.ids);
-        }
-        return ctx.prisma.course.findMany({ ...query, where: courseFilter(a), orderBy: COURSE_ORDER });
+        return searchedCourses(ctx.prisma, query, a, a);
       },
-      totalCount: (_conn, a, ctx) => connectionTotals.get(a) ?? courseTotal(ctx.prisma, a),
+      totalCount: (_conn, a, ctx) => connectionTotal(ctx.prisma, a, a),
     }),
     coursePage: t.field({
       type: CoursePage,

@@ -7,16 +7,12 @@
  */
 import DataLoader from "dataloader";
 import type { Context } from "../context.js";
-import type { Prisma } from "../generated/prisma/client.js";
 import { present } from "./arguments.js";
 import { builder } from "./builder.js";
 import { pageCost } from "./cost.js";
-import { COURSE_ORDER, courseFilter, coursesInOrder, courseTotal } from "./course.js";
-import { titleSearch } from "./title-search.js";
+import { COURSE_ORDER, type ConnectionQuery, connectionTotal, courseFilter, searchedCourses } from "./course.js";
 
-/** How a connection pages its courses, as Pothos hands it to the resolver: the selection, and the cursor, skip and take. */
-type PageQuery = Pick<Prisma.CourseFindManyArgs, "select" | "include" | "cursor" | "skip" | "take">;
-type CourseRow = Awaited<ReturnType<typeof coursesInOrder>>[number];
+type CourseRow = Awaited<ReturnType<typeof searchedCourses>>[number];
 
 /** What the schools of one field in one request share: the loaders of their pages (by window and selection) and totals (by semester). */
 interface SchoolLoaders {
@@ -36,7 +32,7 @@ function schoolLoaders(ctx: Context): SchoolLoaders {
 }
 
 /** Each school's page of its courses of `semester` (without `q`), as `query` pages them. */
-function schoolPages(ctx: Context, query: PageQuery, semester: string | undefined) {
+function schoolPages(ctx: Context, query: ConnectionQuery, semester: string | undefined) {
   const key = JSON.stringify([query, semester ?? null]);
   const pages = schoolLoaders(ctx).pages;
   let loader = pages.get(key);
@@ -74,9 +70,6 @@ function schoolTotals(ctx: Context, semester: string | undefined) {
   return loader;
 }
 
-/** What a title search found while paging a school's courses, by the field's arguments: its totalCount needs no second search. */
-const searchTotals = new WeakMap<object, number>();
-
 builder.prismaObjectFields("University", (t) => ({
   courses: t.prismaConnection({
     type: "Course",
@@ -87,22 +80,15 @@ builder.prismaObjectFields("University", (t) => ({
       semester: t.arg.string({ description: "Only this semester, like `113-1`." }),
       q: t.arg.string({ description: "Case-insensitive substring of the Chinese or English title." }),
     },
-    resolve: async (query, school, args, ctx) => {
+    resolve: (query, school, args, ctx) => {
       const filter = { universityId: school.id, semester: present(args.semester), q: present(args.q) };
       if (filter.q === undefined) return schoolPages(ctx, query, filter.semester).load(school.id);
-      const { cursor, skip, take, ...selection } = query;
-      const found = await titleSearch(ctx.prisma, filter, { cursor: cursor?.id, skip: skip ?? 0, take });
-      if (found) {
-        searchTotals.set(args, found.total);
-        return coursesInOrder(ctx.prisma, selection, found.ids);
-      }
-      // A cursor outside the school's matches: paged as Prisma pages it.
-      return ctx.prisma.course.findMany({ ...query, where: courseFilter(filter), orderBy: COURSE_ORDER });
+      return searchedCourses(ctx.prisma, query, args, filter);
     },
     totalCount: (school, args, ctx) => {
       const filter = { universityId: school.id, semester: present(args.semester), q: present(args.q) };
       if (filter.q === undefined) return schoolTotals(ctx, filter.semester).load(school.id);
-      return searchTotals.get(args) ?? courseTotal(ctx.prisma, filter);
+      return connectionTotal(ctx.prisma, args, filter);
     },
   }),
 }));

@@ -133,6 +133,10 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
   const byPairs = Prisma.sql`(NOT ${short} AND ${path}::text = 'pairs')`;
   const byKeys = Prisma.sql`(${byWords} OR ${byPairs})`;
   const byTrigram = Prisma.sql`(NOT ${short} AND ${path}::text = 'trigram')`;
+  // The term's pieces: itself when short, else each two characters in a row.
+  const termPieces = Prisma.sql`SELECT DISTINCT
+             CASE WHEN ${short} THEN lower(${q}::text) ELSE substr(lower(${q}::text), i, ${GRAM_CHARS}::int) END AS gram
+        FROM generate_series(1, GREATEST(char_length(lower(${q}::text)) - 1, 1)) AS i`;
   // Whether the title of course_place `p` holds the term.
   const titleHolds = Prisma.sql`EXISTS (SELECT FROM course_title ti WHERE ti.id = p.title_id AND (ti.name_zh ILIKE ${pattern} OR ti.name_en ILIKE ${pattern}))`;
   const theirs = Prisma.sql`(${university}::text IS NULL OR s.university_id IN (
@@ -141,8 +145,7 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
                        AND (${semester}::text IS NULL OR s.semester = ${semester}::text)`;
   const [row] = await prisma.$queryRaw<{ total: number; at: number | null; page: number[] | null }[]>`
     WITH pieces AS (
-      SELECT DISTINCT CASE WHEN ${short} THEN lower(${q}::text) ELSE substr(lower(${q}::text), i, ${GRAM_CHARS}::int) END AS gram
-        FROM generate_series(1, GREATEST(char_length(lower(${q}::text)) - 1, 1)) AS i
+      ${termPieces}
        WHERE ${byPieces}
     ),
     found AS (SELECT g.gram, g.titles FROM pieces p JOIN course_gram g ON g.gram = p.gram),
@@ -161,8 +164,7 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
     ),
     -- The term's pieces in that school: the shortest part holds every course of the school that holds the term.
     school_pieces AS (
-      SELECT DISTINCT CASE WHEN ${short} THEN lower(${q}::text) ELSE substr(lower(${q}::text), i, ${GRAM_CHARS}::int) END AS gram
-        FROM generate_series(1, GREATEST(char_length(lower(${q}::text)) - 1, 1)) AS i
+      ${termPieces}
        WHERE (SELECT id FROM school) IS NOT NULL
     ),
     school_found AS (

@@ -70,6 +70,11 @@ function schoolTotals(ctx: Context, semester: string | undefined) {
   return loader;
 }
 
+/** The filter of a school's courses: its id, and the field's semester and term when given. */
+function schoolFilter(school: number, args: { semester?: string | null | undefined; q?: string | null | undefined }) {
+  return { universityId: school, semester: present(args.semester), q: present(args.q) };
+}
+
 builder.prismaObjectFields("University", (t) => ({
   courses: t.prismaConnection({
     type: "Course",
@@ -81,12 +86,12 @@ builder.prismaObjectFields("University", (t) => ({
       q: t.arg.string({ description: "Case-insensitive substring of the Chinese or English title." }),
     },
     resolve: (query, school, args, ctx) => {
-      const filter = { universityId: school.id, semester: present(args.semester), q: present(args.q) };
+      const filter = schoolFilter(school.id, args);
       if (filter.q === undefined) return schoolPages(ctx, query, filter.semester).load(school.id);
       return searchedCourses(ctx.prisma, query, args, filter);
     },
     totalCount: (school, args, ctx) => {
-      const filter = { universityId: school.id, semester: present(args.semester), q: present(args.q) };
+      const filter = schoolFilter(school.id, args);
       if (filter.q === undefined) return schoolTotals(ctx, filter.semester).load(school.id);
       return connectionTotal(ctx.prisma, args, filter);
     },

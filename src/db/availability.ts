@@ -67,10 +67,18 @@ export function isUnavailable(error: unknown, seen = new Set<unknown>()): boolea
 /**
  * `work`, or an `Unavailable` rejection once `ms` have passed. The work itself
  * goes on (the database's own limits end it); the caller stops waiting.
+ *
+ * A deadline that passes while the event loop is busy (a long synchronous
+ * stretch of this process) is judged only after the loop has read what
+ * arrived meanwhile: timers run before the loop polls for I/O, so an answer
+ * that came in time would otherwise be refused as late. The rejection waits
+ * for `setImmediate`, which runs after that poll.
  */
 export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Unavailable(`${what} took longer than ${ms} ms`)), ms);
+    // Once `work` has settled, this rejection does nothing.
+    const late = () => reject(new Unavailable(`${what} took longer than ${ms} ms`));
+    const timer = setTimeout(() => setImmediate(late), ms);
     work.then(
       (value) => {
         clearTimeout(timer);

@@ -23,6 +23,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { type RateLimiterAbstract, RateLimiterCluster, RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
+import { withDeadline } from "../db/availability.js";
 import { INT32_MAX } from "../input-limits.js";
 import { type WindowName, WINDOW_MS, windowAt } from "./windows.js";
 
@@ -98,7 +99,7 @@ export class RateLimits {
     this.now = options.now ?? Date.now;
     const make = (name: WindowName): RateLimiterAbstract => {
       const base = { keyPrefix: `uedu-rl-${name}`, points: UNBOUNDED, duration: WINDOW_MS[name] / 1000 };
-      const memory = options.cluster ? new RateLimiterCluster({ ...base, timeoutMs: 2_000 }) : new RateLimiterMemory(base);
+      const memory = options.cluster ? new ClusterCounter(base) : new RateLimiterMemory(base);
       if (!options.redis) return memory;
       return new RateLimiterRedis({
         ...base,
@@ -270,6 +271,38 @@ interface CountOptions extends Record<string, unknown> {
   viaFallback?: boolean;
   /** Points added again to a Redis that lost them: never counted by the fallback. */
   rejoining?: boolean;
+}
+
+/** How long a worker waits for the primary's count (the primary only counts in memory: it answers in well under this). */
+const PRIMARY_ANSWER_MS = 2_000;
+
+/**
+ * A worker's counter kept by the primary's RateLimiterClusterMaster. A count
+ * the primary does not answer in time is `Unavailable` (a 503 with
+ * Retry-After on every surface, src/db/availability.ts), not an unexpected
+ * error; and one that came while this worker was busy is read before it is
+ * judged late (`withDeadline`). The library's own timer rejects after it has
+ * checked the timers, before the answer waiting in the IPC channel is read:
+ * after a long synchronous stretch (the environment snapshots of a start),
+ * requests whose counts the primary had answered were refused with a 500.
+ */
+class ClusterCounter extends RateLimiterCluster {
+  constructor(options: { keyPrefix: string; points: number; duration: number }) {
+    // The library's timer stays as a backstop: it removes a count that never gets an answer from its table.
+    super({ ...options, timeoutMs: 10 * PRIMARY_ANSWER_MS });
+  }
+
+  override consume(key: string | number, points?: number, options?: Record<string, unknown>) {
+    return withDeadline(super.consume(key, points, options), PRIMARY_ANSWER_MS, "the primary's rate-limit count");
+  }
+
+  override reward(key: string | number, points?: number, options?: Record<string, unknown>) {
+    return withDeadline(super.reward(key, points, options), PRIMARY_ANSWER_MS, "the primary's rate-limit count");
+  }
+
+  override get(key: string | number, options?: Record<string, unknown>) {
+    return withDeadline(super.get(key, options), PRIMARY_ANSWER_MS, "the primary's rate-limit count");
+  }
 }
 
 /** The in-memory limiter Redis falls back to, reporting each fallback. */

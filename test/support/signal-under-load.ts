@@ -144,10 +144,14 @@ function wholeData(ending: Ending): boolean {
  * gone with 0 within `timeoutMs`.
  */
 export function expectDrained(outcome: SignalOutcome, timeoutMs: number, output: string): void {
-  const summary = (endings: Ending[]) => endings.map((e) => e.error ?? e.answer?.status);
-  expect(outcome.before.filter(wholeData).length, `answers to the requests sent before the signal: ${summary(outcome.before)}`).toBe(
-    outcome.before.length,
-  );
+  // Each answer that is not whole with its body, and the gateway's errors, so that a failure says why.
+  const summary = (endings: Ending[]) =>
+    endings.map((e) => e.error ?? (wholeData(e) ? e.answer?.status : `${e.answer?.status} ${e.answer?.body.slice(0, 300)}`));
+  const errors = output.split("\n").filter((line) => /"level":(50|60)/.test(line));
+  expect(
+    outcome.before.filter(wholeData).length,
+    `answers to the requests sent before the signal: ${summary(outcome.before)}\n${errors.join("\n")}`,
+  ).toBe(outcome.before.length);
   expect(outcome.readiness.answer, `/readyz after the signal: ${outcome.readiness.error}`).toMatchObject({
     status: 503,
     headers: { connection: "close", "retry-after": expect.any(String) },

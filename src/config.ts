@@ -62,6 +62,7 @@ export const VARIABLES = {
   DB_ACQUIRE_TIMEOUT_MS: integer(100, 600_000, 2_000),
   REQUEST_TIMEOUT_MS: integer(100, 600_000, 5_000),
   SHUTDOWN_TIMEOUT_MS: integer(0, 600_000, 10_000),
+  USAGE_FLUSH_MS: integer(100, 3_600_000, 10_000),
   QUERY_MAX_COST: integer(1, 100_000_000, MAX_COST),
   RESPONSE_CACHE_MS: integer(0, 604_800_000, 86_400_000),
   RESPONSE_CACHE_MAX_BYTES: integer(65_536, 68_719_476_736, 33_554_432),
@@ -152,6 +153,8 @@ export interface Config {
   timeouts: { statementMs: number; acquireMs: number };
   /** Longest one request's execution may take before a 503. */
   requestTimeoutMs: number;
+  /** Milliseconds between two writes of a process's usage counts (src/usage/recorder.ts); a SIGKILL loses at most this. */
+  usageFlushMs: number;
   /** Highest estimated cost of one GraphQL request (src/schema/cost.ts). */
   queryMaxCost: number;
   /** The longest an answer is kept in memory (src/cache/answers.ts; sooner gone when its data or the clock moves it); 0: no cache. */
@@ -260,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: c.CORS_ORIGINS,
     logLevel: c.LOG_LEVEL,
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
+    usageFlushMs: c.USAGE_FLUSH_MS,
     metricsPort: c.METRICS_PORT,
     publicUrl: c.PUBLIC_URL ?? `http://${listenHost === "0.0.0.0" || listenHost === "[::]" ? "127.0.0.1" : listenHost}:${c.PORT}`,
     account: {

@@ -27,6 +27,7 @@ import { RateLimits } from "./limits/rate-limits.js";
 import { connectRedis } from "./limits/redis.js";
 import { followKeyChangesOnRedis, publishKeyChange } from "./keys/redis-changes.js";
 import type { Logger } from "pino";
+import { UsageRecorder } from "./usage/recorder.js";
 import { createHttpServer, drain } from "./http.js";
 import { ListenError, listen } from "./listen.js";
 import { setHeapGrowth } from "./observe/heap.js";
@@ -203,6 +204,9 @@ export async function serve(config: Config, log: Logger, options: ServeOptions =
   const stored = new SnapshotStore(db, replicas ? createReadClient(db) : prisma, { log });
   await stored.follow(db);
   observePool(db.poolStats);
+  // What each key uses, added to the primary's usage_day every USAGE_FLUSH_MS by this process.
+  const usage = new UsageRecorder({ db, flushMs: config.usageFlushMs, log });
+  usage.start();
   // Set by the first SIGTERM or SIGINT (stop, below); from then on /readyz answers 503.
   let stopping = false;
   const gateway = createGateway({
@@ -220,15 +224,18 @@ export async function serve(config: Config, log: Logger, options: ServeOptions =
     metrics: config.metricsPort === undefined,
     answers,
     account,
+    usage,
     ...(options.trusted ? { trustedDocuments: options.trusted } : {}),
   });
   const server = createHttpServer(gateway, { log, first: gateway.lean });
   // With METRICS_PORT, /metrics has a listener of its own (kept off the public one by the operator's firewall).
   const metricsServer = config.metricsPort === undefined ? undefined : createHttpServer(metricsListener, { log });
 
-  /** Closes what this process opened, in order: Redis, the caches' followers, then the database (the last process to leave the embedded server stops it). */
+  /** Closes what this process opened, in order: the last usage counts, Redis, the caches' followers, then the database (the last process to leave the embedded server stops it). */
   async function close(): Promise<void> {
     metricsServer?.close();
+    // The requests drained: their uses are all counted, and the last of them written before the database closes.
+    await usage.close();
     redis?.disconnect();
     keyChangesOnRedis?.close();
     await answers.close();

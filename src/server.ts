@@ -27,6 +27,7 @@ import { type TrustedDocuments, usePersistedDocuments } from "./plugins/persiste
 import { ownerOf, surfaceOf, usePaths } from "./plugins/paths.js";
 import { type QueryLimitOptions, useQueryLimits } from "./plugins/query-limits.js";
 import { useRequestShare } from "./plugins/request-share.js";
+import { useUsage } from "./plugins/usage.js";
 import { useOperationSpans } from "./plugins/tracing.js";
 import { tracingOn } from "./observe/tracing.js";
 import { RestApi } from "../rest/api.js";
@@ -35,6 +36,7 @@ import { schema } from "./schema/index.js";
 import { GRAPHIQL_OPTIONS, renderGraphiQLPage } from "./pages/graphiql.js";
 import { usePages } from "./pages/plugin.js";
 import { type AccountOptions, useAccount } from "./account/plugin.js";
+import type { UsageRecorder } from "./usage/recorder.js";
 
 export interface GatewayOptions {
   /** The open database (for readiness checks). */
@@ -71,6 +73,8 @@ export interface GatewayOptions {
   answers?: AnswerCache;
   /** "My API Keys" under `/account/`; unset: those paths answer 404. */
   account?: AccountOptions;
+  /** Where what each key uses is counted (src/usage/recorder.ts); unset: not counted. */
+  usage?: UsageRecorder;
   /** The only documents `/graphql` runs (TRUSTED_DOCUMENTS); unset: any document, and automatic persisted queries. */
   trustedDocuments?: TrustedDocuments;
   /** Where automatic persisted queries are shared with every other gateway process (REDIS_URL); unset: this process alone. */
@@ -103,6 +107,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const access = useAccessLog({
     ...(options.log ? { log: options.log } : {}),
     surfaceOf,
+    usage: options.usage,
     routeOf: (path) => routeOf(api, path),
     ...(guard ? { keyOutcomeOf: guard.outcomeOf } : {}),
   });
@@ -138,6 +143,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       }),
       useMcp({ api, context, answers: options.answers, ...(options.log ? { log: options.log } : {}) }),
       ...usePersistedDocuments({ trusted: options.trustedDocuments, ...options.persistedQueries }),
+      useUsage(),
       ...(options.answers ? [useGraphQLCache({ cache: options.answers })] : []),
       useInputLimits(),
       ...useQueryLimits(options.queryLimits),
@@ -157,6 +163,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         cors: corsPolicy({ origins: options.corsOrigins }),
         mcpOrigins: { origins: options.corsOrigins, loopback: options.loopback },
         log: options.log,
+        usage: options.usage,
       })
     : undefined;
   return Object.assign(yoga, { lean });

@@ -42,6 +42,11 @@ export interface KeptBytes {
    * answer without it, and each call's own id goes in at this offset.
    */
   idAt?: number;
+  /**
+   * What the request that made this answer used (src/usage/coordinates.ts):
+   * a GraphQL or MCP request answered from it used the same, and is counted so.
+   */
+  uses?: readonly string[] | undefined;
 }
 
 /**
@@ -96,9 +101,9 @@ export const hasBytes = (answer: CachedAnswer | KeptBytes): answer is KeptBytes 
 
 /** An answer as Redis held it, as this process keeps it: with its text, from its bytes, for a v1 answer. */
 function fromEntry(entry: SharedEntry): CachedAnswer | KeptBytes {
-  const { status, bytes, headers, etag, idAt } = entry;
+  const { status, bytes, headers, etag, idAt, uses } = entry;
   if (entry.parsed) return new KeptText(status, bytes, headers ? { ...headers } : undefined, etag);
-  return { status, bytes, headers, etag, ...(idAt === undefined ? {} : { idAt }) };
+  return { status, bytes, headers, etag, ...(idAt === undefined ? {} : { idAt }), ...(uses === undefined ? {} : { uses }) };
 }
 
 /** The default of {@link AnswerCacheOptions.maxBytes}. */
@@ -205,8 +210,8 @@ export class AnswerCache {
     if (ttl < 1 || !this.entries) return;
     this.entries.set(key, answer, { ttl });
     if (this.shared && this.version !== undefined && hasBytes(answer)) {
-      const { status, bytes, headers, etag, idAt } = answer;
-      this.shared.store.put(this.version, key, { status, bytes, headers, etag, idAt, parsed: "text" in answer }, validForMs);
+      const { status, bytes, headers, etag, idAt, uses } = answer;
+      this.shared.store.put(this.version, key, { status, bytes, headers, etag, idAt, uses, parsed: "text" in answer }, validForMs);
     }
   }
 

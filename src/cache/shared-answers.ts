@@ -31,6 +31,8 @@ export interface SharedEntry {
   headers?: Readonly<Record<string, string>> | undefined;
   etag?: string | undefined;
   idAt?: number | undefined;
+  /** What the request that made it used (KeptBytes.uses). */
+  uses?: readonly string[] | undefined;
   /** Whether `bytes` are a v1 answer's JSON (the MCP tools and REST read its `body`). */
   parsed: boolean;
   /** Until when (ms since the epoch) the answer is true. */

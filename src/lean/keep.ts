@@ -38,10 +38,17 @@ export function leanNameOf(serverContext: unknown): LeanName | undefined {
  * type, and for a GET its `ETag`, as useConditionalGet tags it, and the `Vary:
  * Accept` of a public GraphQL answer.
  */
-export function keepGraphQL(cache: AnswerCache, name: LeanName, bytes: Buffer, contentType: string, validForMs: number): void {
+export function keepGraphQL(
+  cache: AnswerCache,
+  name: LeanName,
+  bytes: Buffer,
+  contentType: string,
+  validForMs: number,
+  uses: readonly string[] | undefined,
+): void {
   const kept: KeptBytes = name.get
-    ? { status: 200, bytes, headers: { "content-type": contentType, vary: "Accept" }, etag: etagOf(bytes) }
-    : { status: 200, bytes, headers: { "content-type": contentType } };
+    ? { status: 200, bytes, headers: { "content-type": contentType, vary: "Accept" }, etag: etagOf(bytes), uses }
+    : { status: 200, bytes, headers: { "content-type": contentType }, uses };
   cache.keep(name.key, kept, validForMs, name.since);
 }
 
@@ -61,6 +68,7 @@ export function keepRpc(
   text: string,
   headers: Record<string, string>,
   validForMs: number,
+  uses: readonly string[] | undefined,
 ): void {
   if (name.id === undefined) return;
   let answer: { id?: unknown };
@@ -73,5 +81,6 @@ export function keepRpc(
   const [before, after, ...more] = JSON.stringify({ ...answer, id: PLACE }).split(JSON.stringify(PLACE));
   if (before === undefined || after === undefined || more.length) return;
   const head = Buffer.from(before);
-  cache.keep(name.key, { status, bytes: Buffer.concat([head, Buffer.from(after)]), headers, idAt: head.length }, validForMs, name.since);
+  const bytes = Buffer.concat([head, Buffer.from(after)]);
+  cache.keep(name.key, { status, bytes, headers, idAt: head.length, uses }, validForMs, name.since);
 }

@@ -56,6 +56,8 @@ import type { ApiKeyGuard, KeyCheck } from "../plugins/api-keys.js";
 import { matches, notModifiedHeaders, PUBLIC_CACHE_CONTROL } from "../plugins/conditional.js";
 import { answerCorsHeaders, type CorsPolicy, securityHeaders } from "../plugins/cors.js";
 import { refusalBody, type Surface } from "../plugins/error-shapes.js";
+import { restUses } from "../usage/coordinates.js";
+import type { UsageRecorder } from "../usage/recorder.js";
 import { type LeanName, nameRequest } from "./keep.js";
 
 export interface LeanPathOptions {
@@ -71,6 +73,8 @@ export interface LeanPathOptions {
   mcpOrigins?: McpOriginOptions;
   /** Where the access log lines go. */
   log?: Pick<Logger, "info" | "error"> | undefined;
+  /** Where the uses of each request of an accepted key are counted (src/usage/recorder.ts). */
+  usage?: Pick<UsageRecorder, "record"> | undefined;
 }
 
 /** What is known of a request taken: when it arrived, its id, its surface, its route's template and its path. */
@@ -80,6 +84,8 @@ interface Served {
   surface: Surface;
   route: string;
   path: string;
+  /** What the request used, when its name says it (a v1 GET's route and parameters); otherwise its kept answer's. */
+  uses?: readonly string[];
 }
 
 /**
@@ -95,7 +101,7 @@ const JSON_TYPE = "application/json; charset=utf-8";
 const MAX_KEYED_BODY = 32 * 1024;
 
 export function leanPath(options: LeanPathOptions): LeanPath {
-  const { api, answers, guard, cors, log } = options;
+  const { api, answers, guard, cors, log, usage } = options;
   const originProblem = mcpOriginCheck(options.mcpOrigins);
 
   /** Writes one answer with the headers every answer has, and records it. */
@@ -107,6 +113,7 @@ export function leanPath(options: LeanPathOptions): LeanPath {
     body: Uint8Array | string,
     own: Readonly<Record<string, string>>,
     checked: KeyCheck | undefined,
+    uses: readonly string[] | undefined,
     encoded?: (encoding: Encoding) => Buffer,
   ): void {
     const contentType = own["content-type"] ?? JSON_TYPE;
@@ -134,18 +141,22 @@ export function leanPath(options: LeanPathOptions): LeanPath {
       all["content-length"] = String(sent.length);
       response.writeHead(status, all).end(sent);
     }
-    recordAccess(log, {
-      requestId: served.requestId,
-      method: request.method ?? "GET",
-      route: served.route,
-      path: served.path,
-      status,
-      seconds: (performance.now() - served.started) / 1000,
-      bytes,
-      surface: served.surface,
-      outcome: checked?.outcome,
-      address: request.socket.remoteAddress,
-    });
+    recordAccess(
+      { log, usage },
+      {
+        requestId: served.requestId,
+        method: request.method ?? "GET",
+        route: served.route,
+        path: served.path,
+        status,
+        seconds: (performance.now() - served.started) / 1000,
+        bytes,
+        surface: served.surface,
+        outcome: checked?.outcome,
+        address: request.socket.remoteAddress,
+        uses,
+      },
+    );
   }
 
   /** Checks the key and writes the kept answer (with the call's id, for an MCP one), or the check's refusal. */
@@ -162,14 +173,15 @@ export function leanPath(options: LeanPathOptions): LeanPath {
     );
     if (checked?.refusal) {
       const { status, body, headers } = checked.refusal;
-      return write(request, response, served, status, body, headers, checked);
+      return write(request, response, served, status, body, headers, checked, undefined);
     }
+    const uses = served.uses ?? kept.uses;
     const own = kept.etag ? { ...kept.headers, etag: kept.etag, "cache-control": PUBLIC_CACHE_CONTROL } : (kept.headers ?? {});
     if (kept.idAt !== undefined && id !== undefined) {
       const body = Buffer.concat([kept.bytes.subarray(0, kept.idAt), Buffer.from(id), kept.bytes.subarray(kept.idAt)]);
-      return write(request, response, served, kept.status, body, own, checked);
+      return write(request, response, served, kept.status, body, own, checked, uses);
     }
-    write(request, response, served, kept.status, kept.bytes, own, checked, (encoding) => {
+    write(request, response, served, kept.status, kept.bytes, own, checked, uses, (encoding) => {
       // Compressed once, the first time a client asks for this encoding, and kept with the answer.
       kept.encoded ??= {};
       const bytes = kept.encoded[encoding] ?? encode(kept.bytes, encoding);
@@ -192,6 +204,7 @@ export function leanPath(options: LeanPathOptions): LeanPath {
           refusalBody(served.surface, "internal error", { graphql: "INTERNAL_SERVER_ERROR", rpc: -32603 }),
           {},
           undefined,
+          undefined,
         );
     });
   }
@@ -209,7 +222,10 @@ export function leanPath(options: LeanPathOptions): LeanPath {
     const url = new URL(target, "http://gateway");
     const match = api.match(url.pathname);
     if (!match) return false;
-    const served = () => servedAs(request, started, "rest", match.route.path, url.pathname);
+    const served = () => ({
+      ...servedAs(request, started, "rest", match.route.path, url.pathname),
+      uses: restUses(match.route.path, url.searchParams),
+    });
     // The route's arguments are read once: for this process's kept answer, then for Redis's.
     const key = api.keyOf(match, url.searchParams);
     if (key === undefined) return false;

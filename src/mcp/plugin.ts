@@ -24,6 +24,7 @@ import type { Logger } from "pino";
 import type { RestApi } from "../../rest/api.js";
 import type { AnswerCache } from "../cache/answers.js";
 import { keepRpc, leanNameOf } from "../lean/keep.js";
+import { mcpEntry, mcpTool, noteUses, usesNoted } from "../usage/coordinates.js";
 import type { Context } from "../context.js";
 import { SERVER_INFO, SERVER_OPTIONS, serveTools } from "./tools.js";
 
@@ -102,6 +103,7 @@ export function useMcp(options: McpOptions): Plugin {
     const context = request ? contexts.get(request) : undefined;
     serveTools(server, options.api.routes, options.api.schemas, (route, args) => {
       if (!context || !request) throw new Error("MCP tool called outside a request");
+      noteUses(request, [...(usesNoted(request) ?? []), mcpTool(route.tool)]);
       return options.api
         .answer(route, args, context, (error) =>
           options.log?.error({ err: error, tool: route.tool, requestId: requestIdOf(request) }, "MCP tool failed"),
@@ -138,13 +140,16 @@ export function useMcp(options: McpOptions): Plugin {
       if (!screened.ok) return endResponse(screened.response);
       const context = await options.context(request);
       contexts.set(request, context);
-      const answer = (await isLegacyRequest(request, screened.body))
-        ? await legacy(request, screened.body)
-        : await modern.fetch(request, screened.body === undefined ? {} : { parsedBody: screened.body });
+      const era = (await isLegacyRequest(request, screened.body)) ? "legacy" : "modern";
+      noteUses(request, [mcpEntry(era)]);
+      const answer =
+        era === "legacy"
+          ? await legacy(request, screened.body)
+          : await modern.fetch(request, screened.body === undefined ? {} : { parsedBody: screened.body });
       const full = await inFull(answer);
       const name = leanNameOf(serverContext);
       if (options.answers && name && full.text !== undefined && full.response.status === 200 && keepable.has(request)) {
-        keepRpc(options.answers, name, 200, full.text, full.headers, context.validForMs());
+        keepRpc(options.answers, name, 200, full.text, full.headers, context.validForMs(), usesNoted(request));
       }
       endResponse(full.response);
     },

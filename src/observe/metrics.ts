@@ -223,3 +223,25 @@ new Gauge({
     for (const replica of replicaReports?.() ?? []) this.set({ replica: replica.name }, replica.lagMs / 1_000);
   },
 });
+
+export const operationUses = new Counter({
+  name: "gateway_operation_uses_total",
+  help:
+    "Requests of accepted keys, by surface and operation: a REST route's template, an MCP tool, or a root field of the GraphQL schema " +
+    "(`Query.courses`). Never a key, and never a name an unknown document chose: only what the schema and the routes name.",
+  labelNames: ["surface", "operation"] as const,
+  registers: [registry],
+});
+
+export const usageWrites = new Counter({
+  name: "gateway_usage_writes_total",
+  help: "Writes of the usage counts to the primary (npm run usage), by outcome: written, or failed (the counts are kept for the next).",
+  labelNames: ["outcome"] as const,
+  registers: [registry],
+});
+
+export const usageDropped = new Counter({
+  name: "gateway_usage_dropped_total",
+  help: "Uses not recorded because the primary did not take the counts for so long that the process held its most.",
+  registers: [registry],
+});

@@ -14,13 +14,21 @@
 import { randomUUID } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
-import { authFailures, latency, rateLimitRefusals, requests } from "../observe/metrics.js";
+import { authFailures, latency, operationUses, rateLimitRefusals, requests } from "../observe/metrics.js";
 import { nameRequestSpan, traceId } from "../observe/tracing.js";
+import { GRAPHQL_ENTRY, restUses, usesNoted } from "../usage/coordinates.js";
+import type { UsageRecorder } from "../usage/recorder.js";
 import type { surfaceOf } from "./paths.js";
 
-export interface AccessLogOptions {
+/** Where an answered request is told: its access log line, and the count of what its key used. */
+export interface AccessSinks {
   /** Where each request's line is written, at `info`; without it, only the id and the metrics. */
-  log?: Pick<Logger, "info">;
+  log?: Pick<Logger, "info"> | undefined;
+  /** Where the uses of each request of an accepted key are counted (src/usage/recorder.ts). */
+  usage?: Pick<UsageRecorder, "record"> | undefined;
+}
+
+export interface AccessLogOptions extends AccessSinks {
   /** The route label of a path: a REST route's template (`/api/v1/courses/{course_id}`), a page's path, or `(unknown)`. */
   routeOf(pathname: string): string;
   /** The surface that answers a request. */
@@ -75,11 +83,43 @@ export interface AccessRecord {
   /** What the key check found, if the request was checked. */
   outcome: KeyOutcome | undefined;
   address: string | undefined;
+  /** What the request used (src/usage/coordinates.ts), when its surface said. */
+  uses: readonly string[] | undefined;
 }
 
-/** Counts an answered request in the metrics and writes its access log line (at `info`, when there is a log). */
-export function recordAccess(log: Pick<Logger, "info"> | undefined, r: AccessRecord): void {
-  const { surface, route, status, outcome } = r;
+/**
+ * What a request the gateway answered used: a REST route's and parameters'
+ * names, or what its surface's plugin noted (for GraphQL, at least its entry:
+ * a document that did not validate executes nothing).
+ */
+function usesOf(request: Request, surface: AccessRecord["surface"], route: string, url: URL): readonly string[] | undefined {
+  if (surface === "rest") return route === "(unknown)" ? undefined : restUses(route, url.searchParams);
+  return usesNoted(request) ?? (surface === "graphql" ? [GRAPHQL_ENTRY] : undefined);
+}
+
+/** Whether an answer is a use: what the request asked for was answered (a REST 404 is an answer of its route too). */
+const isUse = (status: number) => status < 400 || status === 404;
+
+/** The uses that are operations, for the metrics: a REST route, an MCP tool, a root field of the GraphQL schema. */
+function isOperation(surface: AccessRecord["surface"], use: string, index: number): boolean {
+  if (surface === "rest") return index === 0;
+  if (surface === "mcp") return use.startsWith("MCP ");
+  return use.startsWith("Query.") && !use.includes("(");
+}
+
+/**
+ * Counts an answered request in the metrics, writes its access log line (at
+ * `info`, when there is a log), and counts its uses when its key was accepted.
+ */
+export function recordAccess(sinks: AccessSinks, r: AccessRecord): void {
+  const { log } = sinks;
+  const { surface, route, status, outcome, uses } = r;
+  if (uses && outcome?.keyId !== undefined && !outcome.refusal && isUse(status)) {
+    sinks.usage?.record(outcome.keyId, uses);
+    uses.forEach((use, index) => {
+      if (isOperation(surface, use, index)) operationUses.inc({ surface, operation: use });
+    });
+  }
   requests.inc({ surface, route, method: r.method, status });
   latency.observe({ surface, route }, r.seconds);
   if (status === 401 && outcome?.refusal) authFailures.inc({ surface, reason: outcome.refusal });
@@ -127,17 +167,20 @@ export function useAccessLog(options: AccessLogOptions): { arrive: Plugin; depar
       response.headers.set("x-request-id", arrival.id);
       // The declared length first: asking a response for its body makes a stream of it.
       const length = response.headers.get("content-length") ?? (response.body === null ? "0" : null);
-      recordAccess(options.log, {
+      const route = options.routeOf(arrival.url.pathname);
+      const surface = options.surfaceOf(request, arrival.url);
+      recordAccess(options, {
         requestId: arrival.id,
         method: request.method,
-        route: options.routeOf(arrival.url.pathname),
+        route,
         path: arrival.url.pathname,
         status: response.status,
         seconds: (performance.now() - arrival.started) / 1000,
         bytes: length === null ? undefined : Number(length),
-        surface: options.surfaceOf(request, arrival.url),
+        surface,
         outcome: options.keyOutcomeOf?.(request),
         address: arrival.address,
+        uses: usesOf(request, surface, route, arrival.url),
       });
     },
   };

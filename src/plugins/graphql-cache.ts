@@ -18,6 +18,7 @@ import type { Plugin } from "graphql-yoga";
 import { type AnswerCache, bodyOf } from "../cache/answers.js";
 import type { Context } from "../context.js";
 import { keepGraphQL, type LeanName, leanNameOf } from "../lean/keep.js";
+import { noteUses, usesNoted } from "../usage/coordinates.js";
 
 export interface GraphQLCacheOptions {
   /** Where results are kept; a disabled cache makes this plugin do nothing. */
@@ -38,7 +39,10 @@ export function useGraphQLCache(options: GraphQLCacheOptions): Plugin<Record<str
       if (!cache.enabled || typeof params.query !== "string") return;
       const key = `graphql ${JSON.stringify([params.query, params.operationName ?? null, params.variables ?? null])}`;
       const hit = cache.get(key);
-      if (hit) return setResult(bodyOf(hit) as ExecutionResult);
+      if (hit) {
+        if (hit.uses) noteUses(request, hit.uses);
+        return setResult(bodyOf(hit) as ExecutionResult);
+      }
       keys.set(request, { key, since: cache.generation });
       const name = leanNameOf(context);
       if (name) names.set(request, name);
@@ -51,13 +55,13 @@ export function useGraphQLCache(options: GraphQLCacheOptions): Plugin<Record<str
       const name = names.get(request);
       if (name) return void toKeep.set(request, { name, validForMs: context.validForMs() });
       const body: ExecutionResult = { data };
-      cache.set(begun.key, { status: 200, text: JSON.stringify(body) }, context.validForMs(), begun.since);
+      cache.set(begun.key, { status: 200, text: JSON.stringify(body), uses: usesNoted(request) }, context.validForMs(), begun.since);
     },
     async onResponse({ request, response, setResponse, fetchAPI }) {
       const keep = toKeep.get(request);
       if (!keep || response.status !== 200 || response.bodyUsed) return;
       const bytes = Buffer.from(await response.arrayBuffer());
-      keepGraphQL(cache, keep.name, bytes, response.headers.get("content-type") ?? "", keep.validForMs);
+      keepGraphQL(cache, keep.name, bytes, response.headers.get("content-type") ?? "", keep.validForMs, usesNoted(request));
       setResponse(new fetchAPI.Response(bytes, { status: 200, statusText: response.statusText, headers: response.headers }));
     },
   };

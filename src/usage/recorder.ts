@@ -1,0 +1,194 @@
+/**
+ * Counts what each key uses (./coordinates.ts) per UTC day in this process,
+ * and adds the counts to `usage_day` on the primary in batches, so that
+ * every process and host adds to the same rows: one statement per
+ * `flushMs`, never one write per request.
+ *
+ * - A batch that cannot be written (the primary away) is kept and added to
+ *   the next one; while the primary stays away, at most `maxPending` counts
+ *   are held and new ones beyond are dropped (and said, once).
+ * - `close` (SIGTERM's drain) writes the last batch. A process killed with
+ *   SIGKILL loses what it gathered since its last write: at most `flushMs`.
+ * - Rows older than `retentionDays` are deleted at start and once a day.
+ * - A batch's rows are written in one order (day, key, coordinate), so that
+ *   two processes writing the same rows at once wait for each other rather
+ *   than deadlock.
+ */
+import type { Logger } from "pino";
+import { withDeadline } from "../db/availability.js";
+import type { Database } from "../db/driver.js";
+import { usageDropped, usageWrites } from "../observe/metrics.js";
+
+export interface UsageRecorderOptions {
+  /** The primary database, where every process adds its counts. */
+  db: Pick<Database, "query">;
+  /** Milliseconds between two writes of the counts gathered (USAGE_FLUSH_MS, default 10,000). */
+  flushMs?: number;
+  /** Days a daily row is kept (default 400). */
+  retentionDays?: number;
+  /** Most counts (distinct day, key and coordinate) held between two writes (default 200,000). */
+  maxPending?: number;
+  /** Where a failed write and dropped counts are said. */
+  log?: Pick<Logger, "warn">;
+  /** The clock, in ms since the epoch. */
+  now?: () => number;
+}
+
+/** One count: requests of one key that used one coordinate on one day, and the last of them. */
+interface Count {
+  requests: number;
+  lastAt: number;
+}
+
+const DAY_MS = 86_400_000;
+/** Rows per INSERT. */
+const ROWS_PER_STATEMENT = 10_000;
+/** The longest the last write at close may take. */
+const CLOSE_WRITE_MS = 5_000;
+
+const ADD = `INSERT INTO usage_day (day, key_id, coordinate, requests, last_at)
+  SELECT * FROM unnest($1::date[], $2::int[], $3::text[], $4::int[], $5::timestamptz[])
+  ON CONFLICT (day, key_id, coordinate) DO UPDATE
+    SET requests = usage_day.requests + EXCLUDED.requests, last_at = GREATEST(usage_day.last_at, EXCLUDED.last_at)`;
+
+export class UsageRecorder {
+  private readonly flushMs: number;
+  private readonly retentionDays: number;
+  private readonly maxPending: number;
+  private readonly now: () => number;
+  /** Counts by `day key` and coordinate. */
+  private pending = new Map<string, Map<string, Count>>();
+  private size = 0;
+  private dropped = 0;
+  private writing: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
+  private closed = false;
+  private warned = false;
+  /** The UTC day being counted, and when it ends. */
+  private day = "";
+  private dayEnds = 0;
+
+  constructor(private readonly options: UsageRecorderOptions) {
+    this.flushMs = options.flushMs ?? 10_000;
+    this.retentionDays = options.retentionDays ?? 400;
+    this.maxPending = options.maxPending ?? 200_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Counts one request of key `keyId` that used `uses`. */
+  record(keyId: number, uses: readonly string[]): void {
+    if (this.closed || uses.length === 0) return;
+    const at = this.now();
+    if (at >= this.dayEnds || at < this.dayEnds - DAY_MS) {
+      this.day = new Date(at).toISOString().slice(0, 10);
+      this.dayEnds = Date.parse(`${this.day}T00:00:00Z`) + DAY_MS;
+    }
+    const slot = `${this.day} ${keyId}`;
+    let counts = this.pending.get(slot);
+    if (!counts) {
+      counts = new Map();
+      this.pending.set(slot, counts);
+    }
+    for (const coordinate of uses) {
+      const count = counts.get(coordinate);
+      if (count) {
+        count.requests++;
+        count.lastAt = at;
+      } else if (this.size < this.maxPending) {
+        counts.set(coordinate, { requests: 1, lastAt: at });
+        this.size++;
+      } else this.drop(1);
+    }
+  }
+
+  /** Writes every few seconds from now on, and deletes what is past retention now and once a day. */
+  start(): void {
+    this.timer = setInterval(() => void this.flush(), this.flushMs).unref();
+    void this.sweep();
+    this.sweeper = setInterval(() => void this.sweep(), DAY_MS).unref();
+  }
+
+  /** Adds what was counted so far to the table; resolves once written (or kept for the next write, when that failed). */
+  flush(): Promise<void> {
+    this.writing = this.writing.then(() => this.write());
+    return this.writing;
+  }
+
+  /** Stops counting and writes the last batch (within a time limit). */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    clearInterval(this.sweeper);
+    await withDeadline(this.flush(), CLOSE_WRITE_MS, "writing the last usage counts").catch((error: unknown) =>
+      this.options.log?.warn({ err: String(error), counts: this.size }, "the last usage counts could not be written"),
+    );
+  }
+
+  /** Deletes the days older than the retention. */
+  async sweep(): Promise<void> {
+    const cutoff = new Date(this.now() - this.retentionDays * DAY_MS).toISOString().slice(0, 10);
+    await this.options.db
+      .query(`DELETE FROM usage_day WHERE day < $1::date`, [cutoff])
+      .catch((error: unknown) => this.options.log?.warn({ err: String(error) }, "deleting old usage rows failed"));
+  }
+
+  private async write(): Promise<void> {
+    if (this.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    this.size = 0;
+    const rows: [string, number, string, Count][] = [];
+    for (const [slot, counts] of batch) {
+      const space = slot.indexOf(" ");
+      const day = slot.slice(0, space);
+      const keyId = Number(slot.slice(space + 1));
+      for (const [coordinate, count] of counts) rows.push([day, keyId, coordinate, count]);
+    }
+    rows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0)));
+    let done = 0;
+    try {
+      for (; done < rows.length; done += ROWS_PER_STATEMENT) {
+        const part = rows.slice(done, done + ROWS_PER_STATEMENT);
+        await this.options.db.query(ADD, [
+          part.map((r) => r[0]),
+          part.map((r) => r[1]),
+          part.map((r) => r[2]),
+          part.map((r) => r[3].requests),
+          part.map((r) => new Date(r[3].lastAt).toISOString()),
+        ]);
+      }
+      usageWrites.inc({ outcome: "written" });
+      this.warned = false;
+    } catch (error) {
+      usageWrites.inc({ outcome: "failed" });
+      if (!this.warned) this.options.log?.warn({ err: String(error) }, "writing the usage counts failed; they are kept for the next write");
+      this.warned = true;
+      for (const [day, keyId, coordinate, count] of rows.slice(done)) this.putBack(`${day} ${keyId}`, coordinate, count);
+    }
+  }
+
+  /** Adds a count that could not be written to those gathered since. */
+  private putBack(slot: string, coordinate: string, count: Count): void {
+    let counts = this.pending.get(slot);
+    if (!counts) {
+      counts = new Map();
+      this.pending.set(slot, counts);
+    }
+    const now = counts.get(coordinate);
+    if (now) {
+      now.requests += count.requests;
+      now.lastAt = Math.max(now.lastAt, count.lastAt);
+    } else if (this.size < this.maxPending) {
+      counts.set(coordinate, count);
+      this.size++;
+    } else this.drop(count.requests);
+  }
+
+  private drop(requests: number): void {
+    usageDropped.inc(requests);
+    if (this.dropped === 0)
+      this.options.log?.warn({ maxPending: this.maxPending }, "usage counts dropped: the primary has not taken them for a while");
+    this.dropped += requests;
+  }
+}

@@ -6,10 +6,10 @@
  *   (`/api/v1/courses/{course_id}`). A key's requests per day are the sum of
  *   its entries.
  * - GraphQL: the schema coordinates its operation selects (`Course.title`),
- *   the arguments it writes (`Query.courses(q:)`), and the enum values and
- *   input fields written in the document (`CourseOrder.NEWEST`). What comes
- *   in variables is not seen: a variable's enum value, an input object's
- *   fields.
+ *   the arguments it writes (`Query.courses(q:)`), and the enum values
+ *   written in the document (`PackSort.stars`). A variable's enum value is
+ *   not seen. (The schema has no input object types, whose fields would be
+ *   coordinates too.)
  * - REST: the route, and each query parameter's name (`/api/v1/courses?q`).
  * - MCP: the entry with the protocol era, and the tool (`MCP list_courses`).
  *
@@ -93,11 +93,6 @@ function selected(schema: GraphQLSchema, document: DocumentNode, operationName: 
       const field = typeInfo.getFieldDef();
       if (parent && field && !typeInfo.getDirective() && typeInfo.getArgument())
         found.add(`${parent.name}.${field.name}(${node.name.value}:)`);
-    },
-    ObjectField(node) {
-      const input = typeInfo.getParentInputType();
-      const named = input && getNamedType(input);
-      if (named && typeInfo.getInputType()) found.add(`${named.name}.${node.name.value}`);
     },
     EnumValue(node) {
       const input = typeInfo.getInputType();

@@ -12,6 +12,7 @@ import { tooOld } from "../scripts/node-version.mjs";
 const ENTRIES = {
   start: "main",
   keys: "cli/keys",
+  usage: "cli/usage",
   import: "cli/import",
   "demo-data": "cli/demo-data",
   "db:migrate": "cli/migrate",

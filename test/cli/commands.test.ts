@@ -75,6 +75,7 @@ describe("every npm run command", () => {
       expect.arrayContaining([
         "start",
         "keys",
+        "usage",
         "import",
         "demo-data",
         "db:migrate",

@@ -1,0 +1,95 @@
+/**
+ * Reading `usage_day` (./recorder.ts writes it): what was used since a day,
+ * by whom, and a key's requests per day. `npm run usage`, My API Keys and the
+ * removal check read it through these.
+ */
+import type { Database } from "../db/driver.js";
+import { isEntry } from "./coordinates.js";
+
+/** One coordinate's use since a day. */
+export interface CoordinateUse {
+  coordinate: string;
+  requests: number;
+  /** How many distinct keys used it. */
+  keys: number;
+  /** The last use, ISO 8601. */
+  lastUsed: string;
+}
+
+/** One key's use of one coordinate since a day. */
+export interface KeyUse {
+  coordinate: string;
+  keyId: number;
+  /** The key's name and owner, when the key still exists. */
+  name: string | null;
+  owner: string | null;
+  requests: number;
+  lastUsed: string;
+}
+
+/** The UTC date `days` days before `now`, as `YYYY-MM-DD`. */
+export const daysBefore = (now: Date, days: number): string => new Date(now.getTime() - days * 86_400_000).toISOString().slice(0, 10);
+
+/** Every coordinate used since `since` (a UTC date), most requests first; only key `keyId`'s, or only `coordinate`, when given. */
+export async function coordinatesUsed(
+  db: Pick<Database, "query">,
+  filter: { since: string; keyId?: number | undefined; coordinate?: string | undefined },
+): Promise<CoordinateUse[]> {
+  const rows = await db.query<{ coordinate: string; requests: string; keys: number; last_at: Date }>(
+    `SELECT coordinate, sum(requests)::text AS requests, count(DISTINCT key_id)::int AS keys, max(last_at) AS last_at
+       FROM usage_day
+      WHERE day >= $1::date AND ($2::int IS NULL OR key_id = $2) AND ($3::text IS NULL OR coordinate = $3)
+      GROUP BY coordinate
+      ORDER BY sum(requests) DESC, coordinate`,
+    [filter.since, filter.keyId ?? null, filter.coordinate ?? null],
+  );
+  return rows.map((r) => ({ coordinate: r.coordinate, requests: Number(r.requests), keys: r.keys, lastUsed: r.last_at.toISOString() }));
+}
+
+/** Each key's use of each of `coordinates` since `since`, by coordinate, then most requests first. */
+export async function keysThatUsed(db: Pick<Database, "query">, coordinates: readonly string[], since: string): Promise<KeyUse[]> {
+  const rows = await db.query<{
+    coordinate: string;
+    key_id: number;
+    name: string | null;
+    owner: string | null;
+    requests: string;
+    last_at: Date;
+  }>(
+    `SELECT u.coordinate, u.key_id, k.name, k.owner, sum(u.requests)::text AS requests, max(u.last_at) AS last_at
+       FROM usage_day u LEFT JOIN api_key k ON k.id = u.key_id
+      WHERE u.coordinate = ANY($1::text[]) AND u.day >= $2::date
+      GROUP BY u.coordinate, u.key_id, k.name, k.owner
+      ORDER BY u.coordinate, sum(u.requests) DESC, u.key_id`,
+    [coordinates, since],
+  );
+  return rows.map((r) => ({
+    coordinate: r.coordinate,
+    keyId: r.key_id,
+    name: r.name,
+    owner: r.owner,
+    requests: Number(r.requests),
+    lastUsed: r.last_at.toISOString(),
+  }));
+}
+
+/** Key `keyId`'s requests on each of the `days` UTC days up to `today`'s, oldest first (0 for a day without any). */
+export async function requestsPerDay(
+  db: Pick<Database, "query">,
+  keyId: number,
+  days: number,
+  today: Date,
+): Promise<{ day: string; requests: number }[]> {
+  const first = daysBefore(today, days - 1);
+  const rows = await db.query<{ day: string; coordinate: string; requests: number }>(
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, coordinate, requests FROM usage_day
+      WHERE key_id = $1 AND day >= $2::date AND coordinate LIKE '/%' AND coordinate NOT LIKE '%?%'`,
+    [keyId, first],
+  );
+  const byDay = new Map<string, number>();
+  for (const row of rows) if (isEntry(row.coordinate)) byDay.set(row.day, (byDay.get(row.day) ?? 0) + row.requests);
+  return Array.from({ length: days }, (_, i) => {
+    const day = daysBefore(today, days - 1 - i);
+    return { day, requests: byDay.get(day) ?? 0 };
+  });
+}

@@ -27,6 +27,9 @@ import { RateLimits } from "./limits/rate-limits.js";
 import { connectRedis } from "./limits/redis.js";
 import { followKeyChangesOnRedis, publishKeyChange } from "./keys/redis-changes.js";
 import type { Logger } from "pino";
+import { USAGE_DAYS } from "./account/pages.js";
+import { serviceDeprecations } from "./usage/deprecated.js";
+import { keyUsages } from "./usage/report.js";
 import { UsageRecorder } from "./usage/recorder.js";
 import { createHttpServer, drain } from "./http.js";
 import { ListenError, listen } from "./listen.js";
@@ -176,6 +179,8 @@ export async function serve(config: Config, log: Logger, options: ServeOptions =
     oidc: config.account.oidc ? new OidcSignIn(config.account.oidc) : undefined,
     maxKeys: config.account.maxKeys,
     creationsPerHour: config.account.creationsPerHour,
+    // Each key's last days as `npm run usage` counts them, from the primary, where they are written.
+    usage: (ids: readonly number[]) => keyUsages(db, ids, { days: USAGE_DAYS, today: new Date(), deprecated: serviceDeprecations() }),
     redis,
     log,
   };

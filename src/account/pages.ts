@@ -5,6 +5,7 @@
  */
 import type { KeyRecord } from "../keys/store.js";
 import type { Limits } from "../limits/rate-limits.js";
+import type { KeyUsage } from "../usage/report.js";
 import { html, page } from "../pages/layout.js";
 import type { AccountSession, LinkRefusal } from "./sessions.js";
 
@@ -25,6 +26,9 @@ const STYLE = `<style>
   th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
   th { background: var(--soft); }
   .revoked { color: var(--muted); }
+  svg.usage { display: block; }
+  svg.usage rect { fill: var(--brand); }
+  tr.deprecated-uses td { border-bottom: 1px solid var(--line); background: #fff8e6; font-size: 13px; }
   .notice { padding: 10px 14px; border-radius: 6px; border: 1px solid var(--line); background: var(--soft); margin: 16px 0; }
   .notice.error { border-color: #c0392b; background: #fdf0ee; }
   .notice.created { border-color: #1e8449; background: #eefaf2; }
@@ -52,6 +56,8 @@ export interface KeysPageOptions {
   keys: KeyRecord[];
   /** Today's requests of each key (null: not known just now). */
   usedToday: Map<number, number | null>;
+  /** Each key's requests per day and deprecated uses (npm run usage's records); unset: not known just now. */
+  usage?: Map<number, KeyUsage> | undefined;
   defaults: Limits;
   maxKeys: number;
   /** A key created by this request, shown this once. */
@@ -75,7 +81,8 @@ export function keysPage(o: KeysPageOptions): string {
 <td>${n(k.perMinute ?? o.defaults.perMinute)}${k.perMinute === null ? ' <span class="muted">(default)</span>' : ""}</td>
 <td>${n(perDay)}${k.perDay === null ? ' <span class="muted">(default)</span>' : ""}</td>
 <td class="today">${k.revokedAt ? "—" : used === null || used === undefined ? "unknown" : `${n(used)} of ${n(perDay)}`}</td>
-<td class="status">${status}</td><td>${action}</td></tr>`;
+<td class="usage">${usageCell(o.usage?.get(k.id))}</td>
+<td class="status">${status}</td><td>${action}</td></tr>${deprecatedRow(k, o.usage?.get(k.id))}`;
     })
     .join("\n");
   const created = o.created
@@ -108,13 +115,45 @@ You may hold ${n(o.maxKeys)} active keys.</p>
 ${form}
 ${
   o.keys.length
-    ? `<table id="keys"><thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th>Per minute</th><th>Per day</th><th>Today</th><th>Status</th><th></th></tr></thead>
+    ? `<table id="keys"><thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th>Per minute</th><th>Per day</th><th>Today</th><th>Last ${USAGE_DAYS} days</th><th>Status</th><th></th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>`
     : `<p class="muted" id="no-keys">You have no keys yet.</p>`
 }`,
   );
+}
+
+/** How many UTC days the usage chart shows. */
+export const USAGE_DAYS = 30;
+
+/** A key's requests per day as a small bar chart (SVG, no script), with its total in words for every reader. */
+function usageCell(usage: KeyUsage | undefined): string {
+  if (!usage) return '<span class="muted">unknown</span>';
+  const total = usage.perDay.reduce((sum, d) => sum + d.requests, 0);
+  const most = Math.max(0, ...usage.perDay.map((d) => d.requests));
+  const [w, h] = [4, 28];
+  const bars = usage.perDay
+    .map((d, i) => {
+      const height = d.requests === 0 ? 0 : Math.max(1, Math.round((d.requests / most) * h));
+      return `<rect x="${i * w}" y="${h - height}" width="${w - 1}" height="${height}"><title>${d.day}: ${n(d.requests)}</title></rect>`;
+    })
+    .join("");
+  const width = usage.perDay.length * w;
+  const label = `${n(total)} requests in the last ${usage.perDay.length} days (UTC), at most ${n(most)} a day`;
+  return `<svg class="usage" role="img" aria-label="${html(label)}" width="${width}" height="${h}" viewBox="0 0 ${width} ${h}">${bars}</svg><span class="muted">${n(total)}</span>`;
+}
+
+/** The deprecated coordinates a key used in the window, under its row, with what replaces each. */
+function deprecatedRow(key: KeyRecord, usage: KeyUsage | undefined): string {
+  if (!usage?.deprecated.length) return "";
+  const items = usage.deprecated
+    .map(
+      (d) =>
+        `<li><code>${html(d.coordinate)}</code>: ${html(d.reason)} ${n(d.requests)} requests, last ${when(new Date(d.lastUsed))}.</li>`,
+    )
+    .join("");
+  return `\n<tr class="deprecated-uses" data-prefix="${html(key.prefix)}"><td colspan="10"><strong>Uses what is deprecated</strong> (it will be removed; see the changelog):<ul>${items}</ul></td></tr>`;
 }
 
 /** The confirmation before a revocation. */

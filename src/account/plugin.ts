@@ -20,6 +20,7 @@ import { isUnavailable, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE } from "../db/a
 import { KeyError, KeyQuotaError, type KeyStore } from "../keys/store.js";
 import type { Limits, RateLimits } from "../limits/rate-limits.js";
 import type { OidcFlow, OidcSignIn } from "./oidc.js";
+import type { KeyUsage } from "../usage/report.js";
 import { keysPage, type KeysPageOptions, linkPage, linkRefusedPage, problemPage, revokePage, signInPage } from "./pages.js";
 import type { AccountSession, AccountSessions } from "./sessions.js";
 
@@ -48,6 +49,8 @@ export interface AccountOptions {
   redis?: unknown;
   /** Where the audit lines and failures go. */
   log?: Pick<Logger, "info" | "warn" | "error">;
+  /** Reads the recorded use of the given keys (src/usage/report.ts); unset: the page shows none. */
+  usage?: ((keyIds: readonly number[]) => Promise<Map<number, KeyUsage>>) | undefined;
 }
 
 /** The session cookie, sent only to `/account/`. */
@@ -148,7 +151,12 @@ export function useAccount(options: AccountOptions): Plugin {
         const usedToday = new Map(
           await Promise.all(owned.map(async (k) => [k.id, k.revokedAt ? null : await options.limits.usedToday(k.id)] as const)),
         );
-        return keysPage({ session, keys: owned, usedToday, defaults: options.defaults, maxKeys, ...extra });
+        // Only the holder's own keys are asked for. A usage that cannot be read now is "unknown", not a failed page.
+        const usage = await options.usage?.(owned.map((k) => k.id)).catch((error: unknown) => {
+          options.log?.warn({ err: String(error) }, "reading the keys' usage failed");
+          return undefined;
+        });
+        return keysPage({ session, keys: owned, usedToday, usage, defaults: options.defaults, maxKeys, ...extra });
       };
       const startSession = async (account: string, name: string, via: "link" | "oidc", next: string) => {
         const started = await sessions.start(account, name, via);

@@ -9,7 +9,7 @@ import { schema } from "../schema/index.js";
 import { mcpTool } from "./coordinates.js";
 
 /** Each deprecated coordinate of `schema` and `routes`, with its reason, in name order. */
-export function deprecatedCoordinates(schema: GraphQLSchema, routes: readonly Route[]): Map<string, string> {
+function deprecatedCoordinates(schema: GraphQLSchema, routes: readonly Route[]): Map<string, string> {
   const found = new Map<string, string>();
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith("__")) continue;

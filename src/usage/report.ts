@@ -73,23 +73,54 @@ export async function keysThatUsed(db: Pick<Database, "query">, coordinates: rea
   }));
 }
 
-/** Key `keyId`'s requests on each of the `days` UTC days up to `today`'s, oldest first (0 for a day without any). */
-export async function requestsPerDay(
+/** A key's use as its holder sees it on My API Keys. */
+export interface KeyUsage {
+  /** Its requests on each UTC day of the window, oldest first (0 for a day without any). */
+  perDay: { day: string; requests: number }[];
+  /** The deprecated coordinates it used in the window, most requests first. */
+  deprecated: { coordinate: string; reason: string; requests: number; lastUsed: string }[];
+}
+
+/**
+ * The use of each of `keyIds` in the `days` UTC days up to `today`'s: its
+ * requests per day (the sum of its entries), and what deprecated it used.
+ */
+export async function keyUsages(
   db: Pick<Database, "query">,
-  keyId: number,
-  days: number,
-  today: Date,
-): Promise<{ day: string; requests: number }[]> {
-  const first = daysBefore(today, days - 1);
-  const rows = await db.query<{ day: string; coordinate: string; requests: number }>(
-    `SELECT to_char(day, 'YYYY-MM-DD') AS day, coordinate, requests FROM usage_day
-      WHERE key_id = $1 AND day >= $2::date AND coordinate LIKE '/%' AND coordinate NOT LIKE '%?%'`,
-    [keyId, first],
+  keyIds: readonly number[],
+  window: { days: number; today: Date; deprecated: ReadonlyMap<string, string> },
+): Promise<Map<number, KeyUsage>> {
+  const { days, today, deprecated } = window;
+  const rows = await db.query<{ key_id: number; day: string; coordinate: string; requests: number; last_at: Date }>(
+    `SELECT key_id, to_char(day, 'YYYY-MM-DD') AS day, coordinate, requests, last_at FROM usage_day
+      WHERE key_id = ANY($1::int[]) AND day >= $2::date
+        AND ((coordinate LIKE '/%' AND coordinate NOT LIKE '%?%') OR coordinate = ANY($3::text[]))`,
+    [keyIds, daysBefore(today, days - 1), [...deprecated.keys()]],
   );
-  const byDay = new Map<string, number>();
-  for (const row of rows) if (isEntry(row.coordinate)) byDay.set(row.day, (byDay.get(row.day) ?? 0) + row.requests);
-  return Array.from({ length: days }, (_, i) => {
-    const day = daysBefore(today, days - 1 - i);
-    return { day, requests: byDay.get(day) ?? 0 };
-  });
+  const out = new Map<number, KeyUsage>();
+  for (const id of keyIds) {
+    const mine = rows.filter((r) => r.key_id === id);
+    const byDay = new Map<string, number>();
+    const old = new Map<string, { requests: number; lastUsed: string }>();
+    for (const row of mine) {
+      if (isEntry(row.coordinate)) byDay.set(row.day, (byDay.get(row.day) ?? 0) + row.requests);
+      if (!deprecated.has(row.coordinate)) continue;
+      const seen = old.get(row.coordinate);
+      const lastUsed = row.last_at.toISOString();
+      old.set(row.coordinate, {
+        requests: (seen?.requests ?? 0) + row.requests,
+        lastUsed: seen && seen.lastUsed > lastUsed ? seen.lastUsed : lastUsed,
+      });
+    }
+    out.set(id, {
+      perDay: Array.from({ length: days }, (_, i) => {
+        const day = daysBefore(today, days - 1 - i);
+        return { day, requests: byDay.get(day) ?? 0 };
+      }),
+      deprecated: [...old]
+        .map(([coordinate, use]) => ({ coordinate, reason: deprecated.get(coordinate)!, ...use }))
+        .sort((a, b) => b.requests - a.requests || (a.coordinate < b.coordinate ? -1 : 1)),
+    });
+  }
+  return out;
 }

@@ -111,14 +111,33 @@ describe("usage recording", () => {
     let often = await start("often", { USAGE_FLUSH_MS: "200" });
     const seldom = await start("seldom", { USAGE_FLUSH_MS: "3600000" });
     await load([often, seldom], 15);
+    // /metrics: operations by route, tool and root field only, whatever the document named; never a key.
+    const odd = JSON.stringify({ query: "query MyOwnName { mine: courses(first: 1) { totalCount } nosuch }" });
+    const refused = await request(often, "/graphql", {
+      key: keys.b.key,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: odd,
+    });
+    expect(refused.json.errors[0].message).toMatch(/Cannot query field "nosuch"/);
+    const metrics = (await request(often, "/metrics")).text;
+    const operations = metrics.split("\n").filter((line) => line.startsWith("gateway_operation_uses_total{"));
+    expect(operations.map((line) => line.replace(/ \d+$/, "")).sort()).toEqual([
+      'gateway_operation_uses_total{surface="graphql",operation="Query.courses"}',
+      'gateway_operation_uses_total{surface="graphql",operation="Query.universities"}',
+      'gateway_operation_uses_total{surface="mcp",operation="MCP list_universities"}',
+      'gateway_operation_uses_total{surface="rest",operation="/api/v1/courses"}',
+    ]);
+    expect(operations.find((line) => line.includes("/api/v1/courses"))).toMatch(/ 15$/);
     await Promise.all([stopGateway(often), stopGateway(seldom)]);
-    expect(await counted()).toEqual(times(30));
+    // The refused document counted as a request of its key (its entry), and as nothing it named.
+    expect(await counted()).toEqual({ ...times(30), "b /graphql": times(30)["b /graphql"]! + 1 });
 
     // A restart adds to the same rows.
     often = await start("often again", { USAGE_FLUSH_MS: "200" });
     await load([often], 10);
     await stopGateway(often);
-    expect(await counted()).toEqual(times(40));
+    expect(await counted()).toEqual({ ...times(40), "b /graphql": times(40)["b /graphql"]! + 1 });
     const days = await db.query<{ day: string; last_at: Date }>(
       `SELECT to_char(day, 'YYYY-MM-DD') AS day, max(last_at) AS last_at FROM usage_day GROUP BY 1`,
     );

@@ -158,7 +158,24 @@ const ApolloManifest = z.object({
  * naming the file, the entry and what is wrong.
  */
 export function readTrustedDocuments(file: string, schema: GraphQLSchema, bounds: DocumentBounds = DOCUMENT_BOUNDS): TrustedDocuments {
-  const fail = (problem: string) => new ConfigError(`TRUSTED_DOCUMENTS ${file}: ${problem}`);
+  const documents = new Map<string, string>();
+  for (const [hash, text] of trustedEntries(file)) {
+    const problems = documentProblems(schema, text, bounds);
+    if (problems.length) throw trustedFileError(file, `entry ${JSON.stringify(hash)}: ${problems.join("; ")}`);
+    documents.set(hash, text);
+  }
+  return documents;
+}
+
+const trustedFileError = (file: string, problem: string) => new ConfigError(`TRUSTED_DOCUMENTS ${file}: ${problem}`);
+
+/**
+ * The entries of a trusted documents file (hash → text), each hash checked
+ * to be the SHA-256 of its text; the documents themselves are not looked at.
+ * Throws a ConfigError naming the file and what is wrong.
+ */
+export function trustedEntries(file: string): Map<string, string> {
+  const fail = (problem: string) => trustedFileError(file, problem);
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(file, "utf8"));
@@ -181,17 +198,20 @@ export function readTrustedDocuments(file: string, schema: GraphQLSchema, bounds
     const hash = DOCUMENT_ID.exec(key)?.[1];
     if (!hash) throw fail(`${entry}: the key must be a lowercase hex SHA-256 hash, alone or after sha256:`);
     if (sha256Hex(text) !== hash) throw fail(`${entry}: the hash is not the SHA-256 of its document`);
-    let problems: string[];
-    try {
-      const document = parseWithinTokens(text, bounds.maxTokens);
-      problems = [...validate(schema, document), ...shapeErrors(schema, document, bounds)].map((e) => limitProblem(e) ?? e.message);
-      const mutates = document.definitions.some((d) => d.kind === "OperationDefinition" && d.operation !== OperationTypeNode.QUERY);
-      if (mutates) problems.push("only queries are served");
-    } catch (error) {
-      problems = [limitProblem(error) ?? (error as Error).message];
-    }
-    if (problems.length) throw fail(`${entry}: ${problems.join("; ")}`);
     documents.set(hash, text);
   }
   return documents;
+}
+
+/** Why `text` could not run against `schema` (it does not parse or validate, breaks a bound, or is not a query); empty when it can. */
+export function documentProblems(schema: GraphQLSchema, text: string, bounds: DocumentBounds = DOCUMENT_BOUNDS): string[] {
+  try {
+    const document = parseWithinTokens(text, bounds.maxTokens);
+    const problems = [...validate(schema, document), ...shapeErrors(schema, document, bounds)].map((e) => limitProblem(e) ?? e.message);
+    const mutates = document.definitions.some((d) => d.kind === "OperationDefinition" && d.operation !== OperationTypeNode.QUERY);
+    if (mutates) problems.push("only queries are served");
+    return problems;
+  } catch (error) {
+    return [limitProblem(error) ?? (error as Error).message];
+  }
 }

@@ -5,9 +5,25 @@
  * is seen to refuse what it must and to let through what it may.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type ContractChange, graphqlChanges, openapiChanges, refusals, releasedVersion } from "./guard.js";
+import { trustedEntries } from "../../src/plugins/persisted-documents.js";
+import { sha256Hex } from "../../src/sha256.js";
+import { coordinatesUsed, daysBefore } from "../../src/usage/report.js";
+import { freshDatabase } from "../support/databases.js";
+import { tempDir } from "../support/temp.js";
+import {
+  type ContractChange,
+  coordinateOf,
+  graphqlChanges,
+  openapiChanges,
+  recentUse,
+  refusals,
+  releasedVersion,
+  trustedDocumentRefusals,
+  usageRefusals,
+} from "../../scripts/contracts/guard.js";
 
 const read = (path: string) => readFileSync(path, "utf8");
 const RELEASED_SDL = read("graphql/schema.released.graphql");
@@ -43,6 +59,86 @@ const schemas = (doc: Doc) => doc.components.schemas as Doc;
 const papers = (doc: Doc) => doc.paths["/api/v1/papers"].get as Doc;
 const only = (changes: ContractChange[]) => changes.map(({ path, message, breaking }) => ({ path, message, breaking }));
 const NEXT = (lines: string[]) => `# Changelog\n\n## 0.2.0\n\n${lines.join("\n")}\n\n## 0.1.0\n\n- First.\n`;
+
+/** The current schema without `EnvironmentDay.dateTaipei`, which it deprecates. */
+const WITHOUT_DATE_TAIPEI = CURRENT_SDL.replace(
+  /\n {2}"""The same date as the local date; kept for compatibility\."""\n {2}dateTaipei: Date! @deprecated\(reason: "Use dateLocal\."\)\n/,
+  "\n",
+);
+
+describe("the guard with usage", () => {
+  const since = "2026-10-31";
+  const use = (coordinate: string, lastUsed: string, keys = 2) => ({ coordinate, requests: 9, keys, lastUsed });
+
+  it("refuses the removal of a deprecated field a key used in the window, naming its last use and its keys; one unused passes", async () => {
+    expect(WITHOUT_DATE_TAIPEI).not.toBe(CURRENT_SDL);
+    const changes = await graphqlChanges(CURRENT_SDL, WITHOUT_DATE_TAIPEI);
+    expect(changes.map((c) => [c.path, c.breaking, c.deprecated])).toEqual([["EnvironmentDay.dateTaipei", true, true]]);
+    expect(
+      refusals(changes, NEXT(["- **Breaking**: `EnvironmentDay.dateTaipei` removed: every school has its own time zone."]), "0.1.0"),
+    ).toEqual([]);
+    expect(usageRefusals(changes, [use("EnvironmentDay.dateTaipei", "2026-11-28T09:30:00.000Z")], since)).toEqual([
+      "graphql EnvironmentDay.dateTaipei: Field 'dateTaipei' (deprecated) was removed from object type 'EnvironmentDay': EnvironmentDay.dateTaipei is still used: last 2026-11-28T09:30:00.000Z, by 2 keys (9 requests since 2026-10-31); see npm run usage -- --coordinate 'EnvironmentDay.dateTaipei'",
+    ]);
+    // Used before the window, or not at all, or only other coordinates: it passes.
+    expect(usageRefusals(changes, [use("EnvironmentDay.dateTaipei", "2026-10-30T23:59:59.000Z")], since)).toEqual([]);
+    expect(usageRefusals(changes, [use("EnvironmentDay.dateLocal", "2026-11-28T09:30:00.000Z")], since)).toEqual([]);
+    expect(usageRefusals(changes, [], since)).toEqual([]);
+  });
+
+  it("names the coordinates of arguments, enum values, REST routes and parameters as npm run usage does", () => {
+    const change = (contract: "graphql" | "openapi", path: string): ContractChange => ({
+      contract,
+      path,
+      message: "",
+      breaking: true,
+      deprecated: true,
+    });
+    expect(
+      [
+        change("graphql", "Query.courses.q"),
+        change("graphql", "PackSort.stars"),
+        change("graphql", "EnvironmentDay"),
+        change("openapi", "GET /api/v1/courses/{course_id}"),
+        change("openapi", "GET /api/v1/courses query parameter semester"),
+        change("openapi", "GET /api/v1/papers 200 items[].award"),
+      ].map(coordinateOf),
+    ).toEqual(["Query.courses(q:)", "PackSort.stars", undefined, "/api/v1/courses/{course_id}", "/api/v1/courses?semester", undefined]);
+  });
+
+  it("reads the use from a database (USAGE_DATABASE_URL) or from npm run usage's --json (USAGE_FILE)", async () => {
+    const db = await freshDatabase();
+    try {
+      await db.query(
+        `INSERT INTO usage_day (day, key_id, coordinate, requests, last_at) VALUES
+           (CURRENT_DATE, 1, 'EnvironmentDay.dateTaipei', 4, now()), (CURRENT_DATE, 2, 'EnvironmentDay.dateTaipei', 1, now()),
+           (CURRENT_DATE - 40, 3, 'Query.papers', 1, now() - interval '40 days')`,
+      );
+      const window = daysBefore(new Date(), 29);
+      const fromDatabase = await recentUse({ USAGE_DATABASE_URL: db.url }, window);
+      expect(fromDatabase?.map((u) => [u.coordinate, u.requests, u.keys])).toEqual([["EnvironmentDay.dateTaipei", 5, 2]]);
+      const file = join(tempDir("usage-file-"), "usage.json");
+      writeFileSync(file, JSON.stringify({ since: window, coordinates: await coordinatesUsed(db, { since: window }) }));
+      expect(await recentUse({ USAGE_FILE: file }, window)).toEqual(fromDatabase);
+      await expect(recentUse({ USAGE_FILE: file }, daysBefore(new Date(), 60))).rejects.toThrow(/export it with --since/);
+      expect(await recentUse({}, window)).toBeUndefined();
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("refuses a change that makes a trusted document invalid, naming its hash and operation", () => {
+    const days = "query Days { universities { nodes { environmentHistory { daily { dateLocal dateTaipei } } } } }";
+    const names = "query Names { universities { nodes { code } } }";
+    const file = join(tempDir("trusted-"), "persisted.json");
+    writeFileSync(file, JSON.stringify({ [sha256Hex(days)]: days, [`sha256:${sha256Hex(names)}`]: names }));
+    const documents = trustedEntries(file);
+    expect(trustedDocumentRefusals(CURRENT_SDL, documents)).toEqual([]);
+    expect(trustedDocumentRefusals(WITHOUT_DATE_TAIPEI, documents)).toEqual([
+      `trusted document ${sha256Hex(days)} (query Days): Cannot query field "dateTaipei" on type "EnvironmentDay".`,
+    ]);
+  });
+});
 
 describe("the guard on GraphQL", () => {
   it("finds nothing between a schema and itself", async () => {

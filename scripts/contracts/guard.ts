@@ -17,10 +17,19 @@
  * it removes (GraphQL `@deprecated`, OpenAPI `deprecated: true`) and the
  * changelog's unreleased version lists it as breaking, with its reason.
  * Every other change must be listed there too.
+ *
+ * Given usage (docs/usage.md: `USAGE_DATABASE_URL`, or `USAGE_FILE` written
+ * by `npm run usage -- --json`), a breaking change to a coordinate that a key
+ * used within the last `USAGE_DAYS` (default 30) is refused too, naming its
+ * last use and how many keys used it. Given `TRUSTED_DOCUMENTS`, so is a
+ * change that makes one of those documents invalid.
  */
+import { readFileSync } from "node:fs";
 import { CriticalityLevel, diff } from "@graphql-inspector/core";
 import {
   buildSchema,
+  Kind,
+  parse,
   type GraphQLNamedType,
   type GraphQLSchema,
   type GraphQLType,
@@ -30,6 +39,9 @@ import {
   isObjectType,
   isUnionType,
 } from "graphql";
+import pg from "pg";
+import { documentProblems } from "../../src/plugins/persisted-documents.js";
+import { coordinatesUsed } from "../../src/usage/report.js";
 
 /** One difference between a released contract and the current one. */
 export interface ContractChange {
@@ -316,4 +328,87 @@ export function releasedVersion(releasedSchema: string): string {
   const version = /^# Released as (\d+\.\d+\.\d+) by npm run contracts:release\./.exec(releasedSchema)?.[1];
   if (!version) throw new Error("graphql/schema.released.graphql does not begin with the line npm run contracts:release writes");
   return version;
+}
+
+/** A coordinate's use in a window, as `npm run usage -- --json` writes it under `coordinates`. */
+export interface RecentUse {
+  coordinate: string;
+  requests: number;
+  keys: number;
+  /** ISO 8601. */
+  lastUsed: string;
+}
+
+/** The usage coordinate (docs/usage.md) a change is about, if it names one. */
+export function coordinateOf(change: ContractChange): string | undefined {
+  if (change.contract === "graphql") {
+    const [type, member, argument] = change.path.split(".");
+    if (!type || !member) return undefined;
+    return argument ? `${type}.${member}(${argument}:)` : `${type}.${member}`;
+  }
+  const parameter = /^GET (\/\S+) query parameter (\S+)$/.exec(change.path);
+  if (parameter) return `${parameter[1]}?${parameter[2]}`;
+  return /^GET (\/\S+)$/.exec(change.path)?.[1];
+}
+
+/** The breaking changes to a coordinate some key used since `since` (a UTC date): each a line naming it, its last use and its keys. */
+export function usageRefusals(changes: ContractChange[], used: readonly RecentUse[], since: string): string[] {
+  const recent = new Map(used.filter((u) => u.lastUsed >= since).map((u) => [u.coordinate, u]));
+  return changes.flatMap((change) => {
+    const coordinate = change.breaking ? coordinateOf(change) : undefined;
+    const use = coordinate === undefined ? undefined : recent.get(coordinate);
+    if (!use) return [];
+    const keys = `${use.keys} key${use.keys === 1 ? "" : "s"}`;
+    return [
+      `${change.contract} ${change.path}: ${change.message}: ${coordinate} is still used: last ${use.lastUsed}, by ${keys} (${use.requests} requests since ${since}); see npm run usage -- --coordinate '${coordinate}'`,
+    ];
+  });
+}
+
+/** The documents of a trusted documents file that the `current` schema (SDL) would refuse: each a line naming its hash and operations. */
+export function trustedDocumentRefusals(current: string, documents: ReadonlyMap<string, string>): string[] {
+  const schema = buildSchema(current);
+  return [...documents].flatMap(([hash, text]) => {
+    const problems = documentProblems(schema, text);
+    if (problems.length === 0) return [];
+    let names = "";
+    try {
+      names = parse(text)
+        .definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION)
+        .map((d) => `${d.operation} ${d.name?.value ?? "(anonymous)"}`)
+        .join(", ");
+    } catch {
+      names = "not a document";
+    }
+    return [`trusted document ${hash} (${names}): ${problems.join("; ")}`];
+  });
+}
+
+/**
+ * The use of each coordinate since `since`: from `USAGE_FILE` (written by
+ * `npm run usage -- --json`), or read from `USAGE_DATABASE_URL`'s usage_day;
+ * undefined when neither is given (the check is then as without usage).
+ */
+export async function recentUse(
+  env: { USAGE_FILE?: string; USAGE_DATABASE_URL?: string },
+  since: string,
+): Promise<RecentUse[] | undefined> {
+  if (env.USAGE_FILE) {
+    const exported = JSON.parse(readFileSync(env.USAGE_FILE, "utf8")) as { since?: string; coordinates?: RecentUse[] };
+    if (!Array.isArray(exported.coordinates)) throw new Error(`USAGE_FILE ${env.USAGE_FILE}: not what npm run usage -- --json writes`);
+    if (exported.since === undefined || exported.since > since) {
+      throw new Error(
+        `USAGE_FILE ${env.USAGE_FILE} starts on ${exported.since}, after ${since}: export it with --since ${since} or earlier`,
+      );
+    }
+    return exported.coordinates;
+  }
+  if (!env.USAGE_DATABASE_URL) return undefined;
+  const pool = new pg.Pool({ connectionString: env.USAGE_DATABASE_URL, max: 1 });
+  pool.on("error", () => undefined);
+  try {
+    return await coordinatesUsed({ query: async (sql, params) => (await pool.query(sql, params)).rows }, { since });
+  } finally {
+    await pool.end();
+  }
 }

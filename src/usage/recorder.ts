@@ -12,7 +12,7 @@
  * - Rows older than `retentionDays` are deleted at start and once a day.
  * - A batch's rows are written in one order (day, key, coordinate), so that
  *   two processes writing the same rows at once wait for each other rather
- *   than deadlock.
+ *   than deadlock. A row holds its coordinate's id (`usage_coordinate`).
  */
 import type { Logger } from "pino";
 import { withDeadline } from "../db/availability.js";
@@ -46,9 +46,16 @@ const ROWS_PER_STATEMENT = 10_000;
 /** The longest the last write at close may take. */
 const CLOSE_WRITE_MS = 5_000;
 
-const ADD = `INSERT INTO usage_day (day, key_id, coordinate, requests, last_at)
-  SELECT * FROM unnest($1::date[], $2::int[], $3::text[], $4::int[], $5::timestamptz[])
-  ON CONFLICT (day, key_id, coordinate) DO UPDATE
+/** Names the batch's new coordinates (a few hundred exist in all). */
+const NAME = `INSERT INTO usage_coordinate (coordinate) SELECT DISTINCT unnest($1::text[]) ON CONFLICT (coordinate) DO NOTHING`;
+
+/** Adds the batch's counts, in one order (day, key, coordinate): two processes adding to the same rows wait for each other, never deadlock. */
+const ADD = `INSERT INTO usage_day (day, key_id, coordinate_id, requests, last_at)
+  SELECT b.day, b.key_id, c.id, b.requests, b.last_at
+    FROM unnest($1::date[], $2::int[], $3::text[], $4::int[], $5::timestamptz[]) AS b(day, key_id, coordinate, requests, last_at)
+    JOIN usage_coordinate c ON c.coordinate = b.coordinate
+   ORDER BY 1, 2, 3
+  ON CONFLICT (day, key_id, coordinate_id) DO UPDATE
     SET requests = usage_day.requests + EXCLUDED.requests, last_at = GREATEST(usage_day.last_at, EXCLUDED.last_at)`;
 
 export class UsageRecorder {
@@ -145,11 +152,11 @@ export class UsageRecorder {
       const keyId = Number(slot.slice(space + 1));
       for (const [coordinate, count] of counts) rows.push([day, keyId, coordinate, count]);
     }
-    rows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0)));
     let done = 0;
     try {
       for (; done < rows.length; done += ROWS_PER_STATEMENT) {
         const part = rows.slice(done, done + ROWS_PER_STATEMENT);
+        await this.options.db.query(NAME, [part.map((r) => r[2])]);
         await this.options.db.query(ADD, [
           part.map((r) => r[0]),
           part.map((r) => r[1]),

@@ -36,11 +36,14 @@ export async function coordinatesUsed(
   filter: { since: string; keyId?: number | undefined; coordinate?: string | undefined },
 ): Promise<CoordinateUse[]> {
   const rows = await db.query<{ coordinate: string; requests: string; keys: number; last_at: Date }>(
-    `SELECT coordinate, sum(requests)::text AS requests, count(DISTINCT key_id)::int AS keys, max(last_at) AS last_at
-       FROM usage_day
-      WHERE day >= $1::date AND ($2::int IS NULL OR key_id = $2) AND ($3::text IS NULL OR coordinate = $3)
-      GROUP BY coordinate
-      ORDER BY sum(requests) DESC, coordinate`,
+    `SELECT c.coordinate, u.requests::text, u.keys, u.last_at
+       FROM (SELECT coordinate_id, sum(requests) AS requests, count(DISTINCT key_id)::int AS keys, max(last_at) AS last_at
+               FROM usage_day
+              WHERE day >= $1::date AND ($2::int IS NULL OR key_id = $2)
+                AND ($3::text IS NULL OR coordinate_id = (SELECT id FROM usage_coordinate WHERE coordinate = $3))
+              GROUP BY coordinate_id) u
+       JOIN usage_coordinate c ON c.id = u.coordinate_id
+      ORDER BY u.requests DESC, c.coordinate`,
     [filter.since, filter.keyId ?? null, filter.coordinate ?? null],
   );
   return rows.map((r) => ({ coordinate: r.coordinate, requests: Number(r.requests), keys: r.keys, lastUsed: r.last_at.toISOString() }));
@@ -56,11 +59,13 @@ export async function keysThatUsed(db: Pick<Database, "query">, coordinates: rea
     requests: string;
     last_at: Date;
   }>(
-    `SELECT u.coordinate, u.key_id, k.name, k.owner, sum(u.requests)::text AS requests, max(u.last_at) AS last_at
-       FROM usage_day u LEFT JOIN api_key k ON k.id = u.key_id
-      WHERE u.coordinate = ANY($1::text[]) AND u.day >= $2::date
-      GROUP BY u.coordinate, u.key_id, k.name, k.owner
-      ORDER BY u.coordinate, sum(u.requests) DESC, u.key_id`,
+    `SELECT c.coordinate, u.key_id, k.name, k.owner, sum(u.requests)::text AS requests, max(u.last_at) AS last_at
+       FROM usage_coordinate c
+       JOIN usage_day u ON u.coordinate_id = c.id AND u.day >= $2::date
+       LEFT JOIN api_key k ON k.id = u.key_id
+      WHERE c.coordinate = ANY($1::text[])
+      GROUP BY c.coordinate, u.key_id, k.name, k.owner
+      ORDER BY c.coordinate, sum(u.requests) DESC, u.key_id`,
     [coordinates, since],
   );
   return rows.map((r) => ({
@@ -92,9 +97,10 @@ export async function keyUsages(
 ): Promise<Map<number, KeyUsage>> {
   const { days, today, deprecated } = window;
   const rows = await db.query<{ key_id: number; day: string; coordinate: string; requests: number; last_at: Date }>(
-    `SELECT key_id, to_char(day, 'YYYY-MM-DD') AS day, coordinate, requests, last_at FROM usage_day
-      WHERE key_id = ANY($1::int[]) AND day >= $2::date
-        AND ((coordinate LIKE '/%' AND coordinate NOT LIKE '%?%') OR coordinate = ANY($3::text[]))`,
+    `SELECT u.key_id, to_char(u.day, 'YYYY-MM-DD') AS day, c.coordinate, u.requests, u.last_at
+       FROM usage_day u JOIN usage_coordinate c ON c.id = u.coordinate_id
+      WHERE u.key_id = ANY($1::int[]) AND u.day >= $2::date
+        AND ((c.coordinate LIKE '/%' AND c.coordinate NOT LIKE '%?%') OR c.coordinate = ANY($3::text[]))`,
     [keyIds, daysBefore(today, days - 1), [...deprecated.keys()]],
   );
   const out = new Map<number, KeyUsage>();

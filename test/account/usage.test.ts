@@ -9,6 +9,7 @@ import { USAGE_DAYS } from "../../src/account/pages.js";
 import { serviceDeprecations } from "../../src/usage/deprecated.js";
 import { daysBefore, keyUsages } from "../../src/usage/report.js";
 import { type AccountHarness, accountHarness } from "../support/account.js";
+import { putUsage } from "../support/usage.js";
 
 let h: AccountHarness;
 let failing = false;
@@ -27,13 +28,18 @@ beforeAll(async () => {
     const made = await h.keys.createOwned(owner, `${owner}'s app`, 5);
     ids[owner] = { id: made.id, prefix: made.prefix };
   }
-  await h.t.db.query(
-    `INSERT INTO usage_day (day, key_id, coordinate, requests, last_at) VALUES
-       ($1, $3, '/graphql', 12, now()), ($1, $3, '/api/v1/courses', 3, now()), ($1, $3, '/api/v1/courses?q', 3, now()),
-       ($2, $3, '/mcp (modern)', 5, now()), ($2, $3, 'MCP list_courses', 5, now()),
-       ($1, $4, '/graphql', 777, now()), ($1, $4, 'EnvironmentDay.dateTaipei', 700, $1::date + time '09:30'), ($1, $4, 'Query.papers', 777, now())`,
-    [today, yesterday, ids.alice.id, ids.bob.id],
-  );
+  const now = new Date().toISOString();
+  const [alice, bob] = [ids.alice.id, ids.bob.id];
+  await putUsage(h.t.db, [
+    { day: today, keyId: alice, coordinate: "/graphql", requests: 12, lastAt: now },
+    { day: today, keyId: alice, coordinate: "/api/v1/courses", requests: 3, lastAt: now },
+    { day: today, keyId: alice, coordinate: "/api/v1/courses?q", requests: 3, lastAt: now },
+    { day: yesterday, keyId: alice, coordinate: "/mcp (modern)", requests: 5, lastAt: now },
+    { day: yesterday, keyId: alice, coordinate: "MCP list_courses", requests: 5, lastAt: now },
+    { day: today, keyId: bob, coordinate: "/graphql", requests: 777, lastAt: now },
+    { day: today, keyId: bob, coordinate: "EnvironmentDay.dateTaipei", requests: 700, lastAt: `${today}T09:30:00.000Z` },
+    { day: today, keyId: bob, coordinate: "Query.papers", requests: 777, lastAt: now },
+  ]);
 }, 60_000);
 afterAll(() => h?.close());
 

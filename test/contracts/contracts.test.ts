@@ -13,6 +13,7 @@ import { sha256Hex } from "../../src/sha256.js";
 import { coordinatesUsed, daysBefore } from "../../src/usage/report.js";
 import { freshDatabase } from "../support/databases.js";
 import { tempDir } from "../support/temp.js";
+import { putUsage } from "../support/usage.js";
 import {
   type ContractChange,
   coordinateOf,
@@ -109,11 +110,12 @@ describe("the guard with usage", () => {
   it("reads the use from a database (USAGE_DATABASE_URL) or from npm run usage's --json (USAGE_FILE)", async () => {
     const db = await freshDatabase();
     try {
-      await db.query(
-        `INSERT INTO usage_day (day, key_id, coordinate, requests, last_at) VALUES
-           (CURRENT_DATE, 1, 'EnvironmentDay.dateTaipei', 4, now()), (CURRENT_DATE, 2, 'EnvironmentDay.dateTaipei', 1, now()),
-           (CURRENT_DATE - 40, 3, 'Query.papers', 1, now() - interval '40 days')`,
-      );
+      const [today, longAgo] = [daysBefore(new Date(), 0), daysBefore(new Date(), 40)];
+      await putUsage(db, [
+        { day: today, keyId: 1, coordinate: "EnvironmentDay.dateTaipei", requests: 4, lastAt: new Date().toISOString() },
+        { day: today, keyId: 2, coordinate: "EnvironmentDay.dateTaipei", requests: 1, lastAt: new Date().toISOString() },
+        { day: longAgo, keyId: 3, coordinate: "Query.papers", requests: 1, lastAt: `${longAgo}T12:00:00.000Z` },
+      ]);
       const window = daysBefore(new Date(), 29);
       const fromDatabase = await recentUse({ USAGE_DATABASE_URL: db.url }, window);
       expect(fromDatabase?.map((u) => [u.coordinate, u.requests, u.keys])).toEqual([["EnvironmentDay.dateTaipei", 5, 2]]);

@@ -9,6 +9,7 @@ import { daysBefore } from "../../src/usage/report.js";
 import { cli } from "../support/cli.js";
 import { freshDatabase } from "../support/databases.js";
 import { tempDir } from "../support/temp.js";
+import { putUsage } from "../support/usage.js";
 
 let db: Database;
 let ids: { app: number; script: number };
@@ -20,13 +21,21 @@ beforeAll(async () => {
   db = await freshDatabase();
   const keys = new KeyStore(db);
   ids = { app: (await keys.create({ name: "web app", owner: "frontend" })).id, script: (await keys.create({ name: "nightly script" })).id };
-  await db.query(
-    `INSERT INTO usage_day (day, key_id, coordinate, requests, last_at) VALUES
-       ($1, $3, '/graphql', 7, $1::date + time '10:00'), ($1, $3, 'EnvironmentDay.dateTaipei', 5, $1::date + time '10:00'),
-       ($1, $4, '/api/v1/courses', 2, $1::date + time '09:00'), ($1, $4, '/api/v1/courses?q', 1, $1::date + time '08:00'),
-       ($2, $4, 'EnvironmentDay.dateTaipei', 40, $2::date + time '12:00'), ($2, $4, 'Query.papers', 3, $2::date + time '12:00')`,
-    [today, longAgo, ids.app, ids.script],
-  );
+  const row = (day: string, keyId: number, coordinate: string, requests: number, time: string) => ({
+    day,
+    keyId,
+    coordinate,
+    requests,
+    lastAt: `${day}T${time}:00.000Z`,
+  });
+  await putUsage(db, [
+    row(today, ids.app, "/graphql", 7, "10:00"),
+    row(today, ids.app, "EnvironmentDay.dateTaipei", 5, "10:00"),
+    row(today, ids.script, "/api/v1/courses", 2, "09:00"),
+    row(today, ids.script, "/api/v1/courses?q", 1, "08:00"),
+    row(longAgo, ids.script, "EnvironmentDay.dateTaipei", 40, "12:00"),
+    row(longAgo, ids.script, "Query.papers", 3, "12:00"),
+  ]);
 }, 60_000);
 afterAll(() => db?.close());
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
 import { UsageRecorder } from "../../src/usage/recorder.js";
 import { freshDatabase } from "../support/databases.js";
+import { putUsage, usageRows } from "../support/usage.js";
 
 let db: Database & { url: string };
 let now = 0;
@@ -21,10 +22,7 @@ beforeAll(async () => {
 afterAll(() => db?.close());
 beforeEach(() => db.exec("DELETE FROM usage_day"));
 
-const rows = () =>
-  db.query<{ day: string; key_id: number; coordinate: string; requests: number; last_at: Date }>(
-    `SELECT to_char(day, 'YYYY-MM-DD') AS day, key_id, coordinate, requests, last_at FROM usage_day ORDER BY day, key_id, coordinate`,
-  );
+const rows = () => usageRows(db);
 
 describe("UsageRecorder", () => {
   it("adds each batch to the same rows, by UTC day, with the last use", async () => {
@@ -40,10 +38,10 @@ describe("UsageRecorder", () => {
     usage.record(1, ["/graphql"]);
     await usage.flush();
     expect(await rows()).toEqual([
-      { day: "2026-11-28", key_id: 1, coordinate: "/graphql", requests: 2, last_at: new Date("2026-11-28T23:59:59.500Z") },
-      { day: "2026-11-28", key_id: 1, coordinate: "Query.universities", requests: 1, last_at: new Date("2026-11-28T23:59:59.500Z") },
-      { day: "2026-11-28", key_id: 2, coordinate: "/graphql", requests: 1, last_at: new Date("2026-11-28T23:59:59.500Z") },
-      { day: "2026-11-29", key_id: 1, coordinate: "/graphql", requests: 2, last_at: new Date("2026-11-29T08:00:00.000Z") },
+      { day: "2026-11-28", keyId: 1, coordinate: "/graphql", requests: 2, lastAt: "2026-11-28T23:59:59.500Z" },
+      { day: "2026-11-28", keyId: 1, coordinate: "Query.universities", requests: 1, lastAt: "2026-11-28T23:59:59.500Z" },
+      { day: "2026-11-28", keyId: 2, coordinate: "/graphql", requests: 1, lastAt: "2026-11-28T23:59:59.500Z" },
+      { day: "2026-11-29", keyId: 1, coordinate: "/graphql", requests: 2, lastAt: "2026-11-29T08:00:00.000Z" },
     ]);
   });
 
@@ -105,9 +103,15 @@ describe("UsageRecorder", () => {
   });
 
   it("deletes the days older than 400", async () => {
-    await db.query(
-      `INSERT INTO usage_day (day, key_id, coordinate, requests, last_at)
-       VALUES ('2025-10-24', 1, '/graphql', 1, now()), ('2025-10-25', 1, '/graphql', 1, now()), ('2026-11-29', 1, '/graphql', 1, now())`,
+    await putUsage(
+      db,
+      ["2025-10-24", "2025-10-25", "2026-11-29"].map((day) => ({
+        day,
+        keyId: 1,
+        coordinate: "/graphql",
+        requests: 1,
+        lastAt: `${day}T12:00:00.000Z`,
+      })),
     );
     at("2026-11-29T10:00:00.000Z");
     await new UsageRecorder({ db, now: clock }).sweep();

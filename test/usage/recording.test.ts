@@ -11,6 +11,7 @@ import type { Database } from "../../src/db/driver.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { demoDatabase } from "../support/databases.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, stopGateway, waitReady } from "../support/gateway-process.js";
+import { usageRows } from "../support/usage.js";
 
 let db: Database & { url: string };
 const keys: Record<"a" | "b", { id: number; key: string }> = {} as never;
@@ -91,11 +92,11 @@ async function load(gateways: GatewayProcess[], rounds: number, concurrency = 12
 
 /** Every count in the table, by `key coordinate` (key a or b). */
 async function counted(): Promise<Record<string, number>> {
-  const rows = await db.query<{ key_id: number; coordinate: string; requests: number }>(
-    `SELECT key_id, coordinate, sum(requests)::int AS requests FROM usage_day GROUP BY 1, 2`,
-  );
+  const sums: Record<string, number> = {};
   const name = (id: number) => (id === keys.a.id ? "a" : id === keys.b.id ? "b" : String(id));
-  return Object.fromEntries(rows.map((r) => [`${name(r.key_id)} ${r.coordinate}`, r.requests]));
+  for (const row of await usageRows(db))
+    sums[`${name(row.keyId)} ${row.coordinate}`] = (sums[`${name(row.keyId)} ${row.coordinate}`] ?? 0) + row.requests;
+  return sums;
 }
 
 const start = async (name: string, env: Record<string, string>) => {

@@ -85,7 +85,7 @@ interface Served {
   route: string;
   path: string;
   /** What the request used, when its name says it (a v1 GET's route and parameters); otherwise its kept answer's. */
-  uses?: readonly string[];
+  uses: readonly string[] | undefined;
 }
 
 /**
@@ -209,12 +209,20 @@ export function leanPath(options: LeanPathOptions): LeanPath {
     });
   }
 
-  const servedAs = (request: IncomingMessage, started: number, surface: Surface, route: string, path: string): Served => ({
+  const servedAs = (
+    request: IncomingMessage,
+    started: number,
+    surface: Surface,
+    route: string,
+    path: string,
+    uses?: readonly string[],
+  ): Served => ({
     started,
     requestId: requestIdFrom(header(request.headers["x-request-id"])),
     surface,
     route,
     path,
+    uses,
   });
 
   /** A v1 GET: its kept answer, found through its route and validated parameters. */
@@ -222,10 +230,7 @@ export function leanPath(options: LeanPathOptions): LeanPath {
     const url = new URL(target, "http://gateway");
     const match = api.match(url.pathname);
     if (!match) return false;
-    const served = () => ({
-      ...servedAs(request, started, "rest", match.route.path, url.pathname),
-      uses: restUses(match.route.path, url.searchParams),
-    });
+    const served = () => servedAs(request, started, "rest", match.route.path, url.pathname, restUses(match.route.path, url.searchParams));
     // The route's arguments are read once: for this process's kept answer, then for Redis's.
     const key = api.keyOf(match, url.searchParams);
     if (key === undefined) return false;

@@ -224,13 +224,32 @@ new Gauge({
   },
 });
 
-export const operationUses = new Counter({
+/** Operations counted since the last scrape, by surface and operation: a request adds to a number, and a scrape adds them to the counter. */
+const operationCounts = new Map<string, Map<string, number>>();
+
+/** Counts one request of an accepted key for `operation` (a REST route, an MCP tool, a root field) on `surface`. */
+export function countOperation(surface: string, operation: string): void {
+  let counts = operationCounts.get(surface);
+  if (!counts) {
+    counts = new Map();
+    operationCounts.set(surface, counts);
+  }
+  counts.set(operation, (counts.get(operation) ?? 0) + 1);
+}
+
+new Counter({
   name: "gateway_operation_uses_total",
   help:
     "Requests of accepted keys, by surface and operation: a REST route's template, an MCP tool, or a root field of the GraphQL schema " +
     "(`Query.courses`). Never a key, and never a name an unknown document chose: only what the schema and the routes name.",
   labelNames: ["surface", "operation"] as const,
   registers: [registry],
+  collect() {
+    for (const [surface, counts] of operationCounts) {
+      for (const [operation, count] of counts) if (count > 0) this.inc({ surface, operation }, count);
+      counts.clear();
+    }
+  },
 });
 
 export const usageWrites = new Counter({

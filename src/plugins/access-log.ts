@@ -14,7 +14,7 @@
 import { randomUUID } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
-import { authFailures, latency, operationUses, rateLimitRefusals, requests } from "../observe/metrics.js";
+import { authFailures, countOperation, latency, rateLimitRefusals, requests } from "../observe/metrics.js";
 import { nameRequestSpan, traceId } from "../observe/tracing.js";
 import { GRAPHQL_ENTRY, restUses, usesNoted } from "../usage/coordinates.js";
 import type { UsageRecorder } from "../usage/recorder.js";
@@ -116,9 +116,7 @@ export function recordAccess(sinks: AccessSinks, r: AccessRecord): void {
   const { surface, route, status, outcome, uses } = r;
   if (uses && outcome?.keyId !== undefined && !outcome.refusal && isUse(status)) {
     sinks.usage?.record(outcome.keyId, uses);
-    uses.forEach((use, index) => {
-      if (isOperation(surface, use, index)) operationUses.inc({ surface, operation: use });
-    });
+    for (let i = 0; i < uses.length; i++) if (isOperation(surface, uses[i]!, i)) countOperation(surface, uses[i]!);
   }
   requests.inc({ surface, route, method: r.method, status });
   latency.observe({ surface, route }, r.seconds);

@@ -44,10 +44,25 @@ export const mcpTool = (tool: string): string => `MCP ${tool}`;
 /** Whether `coordinate` is a request's entry (one per request). */
 export const isEntry = (coordinate: string): boolean => coordinate.startsWith("/") && !coordinate.includes("?");
 
-/** A REST request's coordinates: its route's template, and a coordinate per query parameter name. */
+/** Most REST coordinate lists kept, by route and parameter names (the validated ones are a few dozen; others are refused, and not kept past this). */
+const MAX_KEPT_REST = 1_000;
+const restKept = new Map<string, readonly string[]>();
+
+/**
+ * A REST request's coordinates: its route's template, and a coordinate per
+ * query parameter name, in name order. The same route and names give the
+ * same list, made once.
+ */
 export function restUses(route: string, params: URLSearchParams): readonly string[] {
-  const names = [...new Set(params.keys())].sort();
-  return [route, ...names.map((name) => `${route}?${name}`)];
+  let signature = route;
+  for (const name of params.keys()) signature += `&${name}`;
+  let uses = restKept.get(signature);
+  if (!uses) {
+    const names = [...new Set(params.keys())].sort();
+    uses = [route, ...names.map((name) => `${route}?${name}`)];
+    if (restKept.size < MAX_KEPT_REST) restKept.set(signature, uses);
+  }
+  return uses;
 }
 
 const noted = new WeakMap<Request, readonly string[]>();

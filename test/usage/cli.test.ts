@@ -1,7 +1,12 @@
 /**
  * `npm run usage` (src/cli/commands/usage.ts) on a database whose usage_day
- * holds known rows: what it lists, for whom, since when, and in JSON.
+ * holds known rows: what it lists, for whom, since when, and in JSON; and the
+ * usage commands the pages show (README.md, docs/usage.md), run as written.
  */
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
 import { KeyStore } from "../../src/keys/store.js";
@@ -91,5 +96,40 @@ describe("npm run usage", () => {
     expect(run.stdout).toBe("");
     expect(run.stderr).toMatch(problem);
     expect(run.stderr).toContain("usage: npm run usage");
+  });
+});
+
+/** The `npm run usage` and `npm run contracts:check` lines of the pages' sh blocks (test/docs.test.ts leaves them here). */
+const DOCUMENTED = ["README.md", "docs/usage.md"].flatMap((page) =>
+  [...readFileSync(join(import.meta.dirname, "..", "..", page), "utf8").matchAll(/^```sh\n([\s\S]*?)^```$/gm)].flatMap((block) =>
+    block[1]!
+      .split("\n")
+      .filter((line) => /^npm run (usage|contracts:check) -- /.test(line))
+      .map((line) => [page, line] as const),
+  ),
+);
+
+describe("the usage commands the pages show", () => {
+  it("are there", () => {
+    expect(DOCUMENTED.map(([, line]) => line)).toEqual(
+      expect.arrayContaining(["npm run usage -- --deprecated", "npm run contracts:check -- --usage"]),
+    );
+  });
+
+  it.each(DOCUMENTED)("%s: %s runs as written, and says what it found", async (_page, line) => {
+    const [, script, rest] = /^npm run (\S+) -- (.*)$/.exec(line)!;
+    const args = rest!.split(" ");
+    if (script === "usage") {
+      const run = await usage(args);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/EnvironmentDay\.dateTaipei|requests|nothing used/);
+      return;
+    }
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "scripts/contracts/check.ts", ...args], {
+      cwd: join(import.meta.dirname, "..", ".."),
+      env: { ...process.env, DATABASE_URL: db.url },
+      timeout: 60_000,
+    });
+    expect(stdout).toMatch(/none refused, against the use since/);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * `useAccessLog`: every answer carries an `X-Request-Id` (a sane incoming one
  * is echoed, otherwise one is made), is written as one JSON log line at
- * `info`, and is counted in the metrics (src/observe/metrics.ts).
+ * `info`, and is counted in the metrics (src/observe/metrics.ts); what an
+ * accepted key's request used is counted too (src/usage/recorder.ts).
  *
  * The line holds the method, the route (a REST route's template), the path
  * without its query (so never the value of `q`), the status, the duration,

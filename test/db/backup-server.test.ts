@@ -34,14 +34,14 @@ const universities = async () => (await request(gateway, "/api/v1/universities?p
 
 /**
  * Each table's rows, checked row for row, but those a gateway writes by
- * itself (a key's last use, the environment computed from the data) and the
- * data version, which a restore moves on.
+ * itself (a key's last use and what it used, the environment computed from
+ * the data) and the data version, which a restore moves on.
  */
 async function checksums(): Promise<Record<string, string>> {
   const client = new pg.Client({ host: join(dataDir, CLUSTER_DIR), port: 5432, user: "postgres", database: "postgres" });
   await client.connect();
   try {
-    return await tableChecksums(client, ["api_key", "data_version", "school_snapshot", "school_day"]);
+    return await tableChecksums(client, ["api_key", "data_version", "school_snapshot", "school_day", "usage_day", "usage_coordinate"]);
   } finally {
     await client.end();
   }

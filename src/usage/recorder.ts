@@ -91,22 +91,8 @@ export class UsageRecorder {
       this.day = new Date(at).toISOString().slice(0, 10);
       this.dayEnds = Date.parse(`${this.day}T00:00:00Z`) + DAY_MS;
     }
-    const slot = `${this.day} ${keyId}`;
-    let counts = this.pending.get(slot);
-    if (!counts) {
-      counts = new Map();
-      this.pending.set(slot, counts);
-    }
-    for (const coordinate of uses) {
-      const count = counts.get(coordinate);
-      if (count) {
-        count.requests++;
-        count.lastAt = at;
-      } else if (this.size < this.maxPending) {
-        counts.set(coordinate, { requests: 1, lastAt: at });
-        this.size++;
-      } else this.drop(1);
-    }
+    const counts = this.countsOf(`${this.day} ${keyId}`);
+    for (const coordinate of uses) this.add(counts, coordinate, 1, at);
   }
 
   /** Writes every few seconds from now on, and deletes what is past retention now and once a day. */
@@ -171,25 +157,32 @@ export class UsageRecorder {
       usageWrites.inc({ outcome: "failed" });
       if (!this.warned) this.options.log?.warn({ err: String(error) }, "writing the usage counts failed; they are kept for the next write");
       this.warned = true;
-      for (const [day, keyId, coordinate, count] of rows.slice(done)) this.putBack(`${day} ${keyId}`, coordinate, count);
+      // Kept for the next write, added to what was counted since.
+      for (const [day, keyId, coordinate, count] of rows.slice(done))
+        this.add(this.countsOf(`${day} ${keyId}`), coordinate, count.requests, count.lastAt);
     }
   }
 
-  /** Adds a count that could not be written to those gathered since. */
-  private putBack(slot: string, coordinate: string, count: Count): void {
+  /** The counts of one `day key` gathered since the last write. */
+  private countsOf(slot: string): Map<string, Count> {
     let counts = this.pending.get(slot);
     if (!counts) {
       counts = new Map();
       this.pending.set(slot, counts);
     }
-    const now = counts.get(coordinate);
-    if (now) {
-      now.requests += count.requests;
-      now.lastAt = Math.max(now.lastAt, count.lastAt);
+    return counts;
+  }
+
+  /** Adds `requests` uses of `coordinate`, the last at `lastAt`; a new count past `maxPending` is dropped. */
+  private add(counts: Map<string, Count>, coordinate: string, requests: number, lastAt: number): void {
+    const count = counts.get(coordinate);
+    if (count) {
+      count.requests += requests;
+      count.lastAt = Math.max(count.lastAt, lastAt);
     } else if (this.size < this.maxPending) {
-      counts.set(coordinate, count);
+      counts.set(coordinate, { requests, lastAt });
       this.size++;
-    } else this.drop(count.requests);
+    } else this.drop(requests);
   }
 
   private drop(requests: number): void {

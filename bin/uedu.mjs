@@ -19,6 +19,7 @@ const ENTRIES = {
   "db:backup": "cli/backup",
   "db:restore": "cli/restore",
   "db:carry-over": "cli/carry-over",
+  "db:grants": "cli/grants",
   "mcp:stdio": "mcp/stdio",
 };
 const USAGE = `usage: uedu <command> [arguments]   (uedu <command> --help for its own usage)

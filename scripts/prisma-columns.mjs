@@ -4,6 +4,8 @@
 // src/import/rules.ts that its type implies. The importer's record schemas
 // (src/import/records.ts) are built from these, so a plain column added to
 // the Prisma schema is read from the platform export with no other edit.
+// It also writes each model's table and all its columns by field name, from
+// which the serving role's grants are derived (src/db/grants.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -48,6 +50,17 @@ function ruleOf(model, field) {
   return field.isRequired ? base : `rule.optional(${base})`;
 }
 
+/** Each model's table, its stored columns by field name, and the column a sequence numbers (autoincrement()), as TypeScript source. */
+function tables(models) {
+  return models.map((model) => {
+    const stored = model.fields.filter((field) => field.kind !== "object");
+    const columns = stored.map((field) => `${field.name}: ${JSON.stringify(field.dbName ?? field.name)}`).join(", ");
+    const serial = stored.find((field) => field.default?.name === "autoincrement");
+    const numbered = serial ? JSON.stringify(serial.dbName ?? serial.name) : "null";
+    return `  ${model.name}: { table: ${JSON.stringify(model.dbName ?? model.name)}, columns: { ${columns} }, serial: ${numbered} },`;
+  });
+}
+
 function render(models, dir) {
   let usesEnums = false;
   const blocks = models.map((model) => {
@@ -69,6 +82,11 @@ function render(models, dir) {
     "export const COLUMNS = {",
     ...blocks,
     "};",
+    "",
+    "/** Each model's table, every stored column by field name, and the column a sequence numbers (autoincrement()). */",
+    "export const TABLES = {",
+    ...tables(models),
+    "} as const;",
     "",
   ].join("\n");
 }

@@ -30,7 +30,7 @@ import {
   LISTENING,
   type Listening,
   openForGateway,
-  prepare,
+  prepareToServe,
   printDevelopmentKey,
   START_FAILED,
 } from "./serve.js";
@@ -41,11 +41,11 @@ const STEADY_MS = 5_000;
 export async function runPrimary(config: Config, log: Logger): Promise<void> {
   const db = await openForGateway(config, log);
   let newKey: string | undefined;
-  try {
-    if (await prepare(db, log)) newKey = await developmentKey(db);
-  } catch (error) {
-    await db.close().catch(() => undefined);
-    throw error;
+  if (await prepareToServe(config, db, log)) {
+    newKey = await developmentKey(db).catch(async (error: unknown) => {
+      await db.close().catch(() => undefined);
+      throw error;
+    });
   }
   /** Ends the primary once every worker has: its database last (the embedded server stops with it). */
   const exit = (code: number) => {

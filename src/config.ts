@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path";
 import { z } from "zod";
+import { databaseAddress, POSTGRES_URL_FORMS, PostgresUrlError, readPostgresUrl } from "./db/urls.js";
 import { isSentinelUrl, RedisUrlError, sentinelOptions } from "./limits/redis-url.js";
 import { MAX_COST } from "./schema/cost.js";
 
@@ -28,12 +29,27 @@ const url = (schemes: string[], example: string) =>
       .optional(),
     `a URL like ${example}, or unset`,
   );
+/**
+ * A PostgreSQL connection string in any form `pg` connects with
+ * (src/db/urls.ts). Beyond a wrong form, what is wrong with it (several
+ * hosts, a certificate file that cannot be read) is said instead.
+ */
+const postgresUrlCheck = (value: string, context: z.RefinementCtx) => {
+  try {
+    readPostgresUrl(value);
+  } catch (error) {
+    const said = error instanceof PostgresUrlError && error.specific ? error.message : undefined;
+    context.addIssue({ code: "custom", message: "not a PostgreSQL URL", params: { said } });
+  }
+};
+const postgresUrl = () => variable(z.string().superRefine(postgresUrlCheck).optional(), `${POSTGRES_URL_FORMS}, or unset`);
 
 /** Every variable the process reads, validated once at start (docs/contract.md §7). */
 export const VARIABLES = {
   PORT: integer(0, 65_535, 4000),
   HOST: variable(z.string().default("127.0.0.1"), "an address to listen on (default 127.0.0.1)"),
-  DATABASE_URL: url(["postgres:", "postgresql:"], "postgresql://user@host:5432/db"),
+  DATABASE_URL: postgresUrl(),
+  DATABASE_OWNER_URL: postgresUrl(),
   DATABASE_REPLICA_URLS: variable(
     z
       .string()
@@ -43,7 +59,7 @@ export const VARIABLES = {
           .map((u) => u.trim())
           .filter(Boolean),
       )
-      .pipe(z.array(z.string().refine((value) => URL.canParse(value) && ["postgres:", "postgresql:"].includes(new URL(value).protocol))))
+      .pipe(z.array(z.string().superRefine(postgresUrlCheck)))
       .optional(),
     "comma-separated URLs like postgresql://user@replica1:5432/db of streaming replicas of DATABASE_URL, or unset",
   ),
@@ -132,6 +148,12 @@ export interface Config {
   host: string;
   /** PostgreSQL connection string; unset means the embedded PostgreSQL in `dataDir`. */
   databaseUrl: string | undefined;
+  /**
+   * The connection string of the role that owns the schema (src/db/grants.ts):
+   * migrations, the demo import and every command run as it, and the gateway
+   * serves as `databaseUrl`'s role; undefined: `databaseUrl`'s role does both.
+   */
+  ownerUrl: string | undefined;
   /** Streaming replicas of `databaseUrl` that serve the answers' reads (src/db/replicas.ts); empty: the primary serves them. */
   replicaUrls: string[];
   /** Most a replica may lag behind the primary, in ms, and stay in the rotation. */
@@ -207,8 +229,14 @@ export interface Config {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = ConfigSchema.safeParse(env);
   if (!parsed.success) {
-    const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0])))] as (keyof typeof VARIABLES)[];
-    throw new ConfigError(`invalid configuration: ${names.map((name) => `${name} must be ${VARIABLES[name].allowed}`).join("; ")}`);
+    // Each variable once: what its own check said (a custom issue), or what it allows.
+    const said = new Map<keyof typeof VARIABLES, string>();
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0]) as keyof typeof VARIABLES;
+      const specific: unknown = issue.code === "custom" ? issue.params?.said : undefined;
+      if (!said.has(name)) said.set(name, typeof specific === "string" ? specific : `must be ${VARIABLES[name].allowed}`);
+    }
+    throw new ConfigError(`invalid configuration: ${[...said].map(([name, what]) => `${name} ${what}`).join("; ")}`);
   }
   const c = parsed.data;
   if ((c.OIDC_ISSUER === undefined) !== (c.OIDC_CLIENT_ID === undefined) || (c.OIDC_CLIENT_SECRET && !c.OIDC_ISSUER)) {
@@ -221,6 +249,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       if (error instanceof RedisUrlError) throw new ConfigError(`invalid configuration: ${error.message}`);
       throw error;
     }
+  }
+  if (c.DATABASE_OWNER_URL && !c.DATABASE_URL) {
+    throw new ConfigError("invalid configuration: DATABASE_OWNER_URL needs DATABASE_URL (the embedded database has one role)");
   }
   const replicaUrls = c.DATABASE_REPLICA_URLS ?? [];
   if (replicaUrls.length && !c.DATABASE_URL) {
@@ -245,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: c.PORT,
     host: c.HOST,
     databaseUrl: c.DATABASE_URL,
+    ownerUrl: c.DATABASE_OWNER_URL,
     replicaUrls,
     replicaMaxLagMs: c.REPLICA_MAX_LAG_MS,
     dataDir: resolve(c.DATA_DIR),
@@ -282,19 +314,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retries: c.INGEST_FETCH_RETRIES,
     },
   };
-}
-
-/**
- * The server and database a PostgreSQL URL names, as `host:port/database`
- * (never its user's password): its host, or the socket directory of `?host=`;
- * its port (default 5432); its database (default: its user's name, as
- * PostgreSQL's own).
- */
-export function databaseAddress(value: string): string {
-  const url = new URL(value);
-  const host = (url.searchParams.get("host") ?? decodeURIComponent(url.hostname)).toLowerCase() || "localhost";
-  const port = url.searchParams.get("port") ?? (url.port || "5432");
-  const database =
-    decodeURIComponent(url.pathname.slice(1)) || url.searchParams.get("dbname") || decodeURIComponent(url.username) || "postgres";
-  return `${host}:${port}/${database}`;
 }

@@ -14,10 +14,11 @@ import type { Config } from "./config.js";
 import { CarryOverError, openCarryingOver } from "./db/carry-over.js";
 import { createReadClient } from "./db/client.js";
 import { SnapshotStore } from "./environment/stored.js";
-import type { Database } from "./db/driver.js";
+import { type Database, openDatabase } from "./db/driver.js";
 import { EmbeddedServerError } from "./db/cluster-dir.js";
 import { MigrationChangedError, migrate } from "./db/migrate.js";
 import { ReadRouter } from "./db/replicas.js";
+import { cannotMigrate, checkServingGrants, DatabaseStartError, isPermissionDenied, probe, type UrlSetting } from "./db/start-failures.js";
 import { demoExportChunks } from "./demo/index.js";
 import { importExport } from "./import/apply.js";
 import { KeyStore } from "./keys/store.js";
@@ -73,15 +74,13 @@ const PREPARE_WAIT_MS = 300_000;
  * imports the demo data; says whether it did. Processes that start at once
  * (a double launch, several hosts on a new database) prepare it one after
  * the other, under an advisory lock: the first imports, the others wait, then
- * find the data. An applied migration since edited ends the start in one
- * line, exit 1, and so does a wait for another process of over 5 minutes.
+ * find the data. An applied migration since edited, a wait for another
+ * process of over 5 minutes, and a role that may not create what the
+ * migrations create end the start in one line, exit 1
+ * ({@link DatabaseStartError}). `as`: the setting and URL `db` was opened
+ * with, which that line names.
  */
-export async function prepare(db: Database, log: Logger): Promise<boolean> {
-  const oneLine = async (message: string): Promise<never> => {
-    process.stderr.write(`npm start: ${message}\n`);
-    await db.close().catch(() => undefined);
-    return process.exit(1);
-  };
+async function prepare(db: Database, log: Logger, as?: { setting: UrlSetting; url: string }): Promise<boolean> {
   // The lock is held by a transaction of its own, on one connection, while the work runs on others.
   return db
     .transaction(async (lock) => {
@@ -98,12 +97,43 @@ export async function prepare(db: Database, log: Logger): Promise<boolean> {
       return true;
     })
     .catch((error: unknown) => {
-      if (error instanceof MigrationChangedError) return oneLine(error.message);
+      if (error instanceof MigrationChangedError) throw new DatabaseStartError(error.message);
       if ((error as { code?: unknown }).code === "55P03") {
-        return oneLine(`another process has been preparing the database for over ${PREPARE_WAIT_MS / 60_000} minutes; is it stuck?`);
+        throw new DatabaseStartError(
+          `another process has been preparing the database for over ${PREPARE_WAIT_MS / 60_000} minutes; is it stuck?`,
+        );
       }
+      if (as && isPermissionDenied(error)) throw cannotMigrate(as.setting, as.url, error);
       throw error;
     });
+}
+
+/**
+ * Prepares the database for serving (`prepare`), as the owner of
+ * DATABASE_OWNER_URL when it is set, and then checks that `db`'s role holds
+ * every grant serving needs (src/db/grants.ts). Closes `db` on a failure.
+ */
+export async function prepareToServe(config: Config, db: Database, log: Logger): Promise<boolean> {
+  try {
+    const serving = config.databaseUrl ? { setting: "DATABASE_URL" as const, url: config.databaseUrl } : undefined;
+    const imported = config.ownerUrl ? await prepareAsOwner(config.ownerUrl, config, log) : await prepare(db, log, serving);
+    if (serving) await checkServingGrants(db, serving.url);
+    return imported;
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** `prepare` on a connection of DATABASE_OWNER_URL's own, closed after. */
+async function prepareAsOwner(url: string, config: Config, log: Logger): Promise<boolean> {
+  const owner = await openDatabase({ databaseUrl: url, role: "gateway", timeouts: config.timeouts });
+  try {
+    await probe(owner, "DATABASE_OWNER_URL", url);
+    return await prepare(owner, log, { setting: "DATABASE_OWNER_URL", url });
+  } finally {
+    await owner.close().catch(() => undefined);
+  }
 }
 
 /**
@@ -125,11 +155,22 @@ export function openForGateway(config: Config, log: Logger): Promise<Database> {
         { dataDir: config.dataDir, phase },
         "DATA_DIR holds PGlite's data (an earlier version's): carrying it into the embedded PostgreSQL",
       ),
-  ).catch((error: unknown) => {
-    if (!(error instanceof CarryOverError || error instanceof EmbeddedServerError)) throw error;
-    process.stderr.write(`npm start: ${error.message}\n`);
-    process.exit(error instanceof CarryOverError && error.inUse ? 2 : 1);
-  });
+  ).then(
+    async (db) => {
+      if (config.databaseUrl) {
+        await probe(db, "DATABASE_URL", config.databaseUrl).catch(async (error: unknown) => {
+          await db.close().catch(() => undefined);
+          throw error;
+        });
+      }
+      return db;
+    },
+    (error: unknown) => {
+      if (!(error instanceof CarryOverError || error instanceof EmbeddedServerError)) throw error;
+      process.stderr.write(`npm start: ${error.message}\n`);
+      process.exit(error instanceof CarryOverError && error.inUse ? 2 : 1);
+    },
+  );
 }
 
 /** On the embedded database, a key for the developer who just started it on an empty DATA_DIR. */
@@ -155,7 +196,7 @@ export async function serve(config: Config, log: Logger, options: ServeOptions =
   setHeapGrowth(config.heapGrowthPercent);
   const db = await openForGateway(config, log);
   // With WEB_CONCURRENCY, the primary has prepared the database (and printed the key) before forking.
-  const newKey = (await prepare(db, log)) ? await developmentKey(db) : undefined;
+  const newKey = (await prepareToServe(config, db, log)) ? await developmentKey(db) : undefined;
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
   const keys = new KeyStore(db, redis ? { announce: () => publishKeyChange(redis, log) } : {});
   // A key revoked or changed by any process (a page, a command) is forgotten here at once:

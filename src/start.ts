@@ -7,8 +7,10 @@
  */
 import cluster from "node:cluster";
 import { runPrimary } from "./cluster.js";
-import { type Config, ConfigError, databaseAddress, loadConfig } from "./config.js";
+import { type Config, ConfigError, loadConfig } from "./config.js";
 import { primaryAmong } from "./db/replicas.js";
+import { DatabaseStartError } from "./db/start-failures.js";
+import { databaseAddress } from "./db/urls.js";
 import { createLogger } from "./logger.js";
 import { readTrustedDocuments, type TrustedDocuments } from "./plugins/persisted-documents.js";
 import { schema } from "./schema/index.js";
@@ -34,5 +36,11 @@ try {
 }
 const log = createLogger(config.logLevel);
 
-if (cluster.isPrimary && config.webConcurrency > 1) await runPrimary(config, log);
-else await serve(config, log, { trusted });
+// A database that cannot be used (a wrong password, a missing grant…) is said in one line, exit 1.
+await (cluster.isPrimary && config.webConcurrency > 1 ? runPrimary(config, log) : serve(config, log, { trusted })).catch(
+  (error: unknown) => {
+    if (!(error instanceof DatabaseStartError)) throw error;
+    process.stderr.write(`npm start: ${error.message}\n`);
+    process.exit(1);
+  },
+);

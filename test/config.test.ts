@@ -11,9 +11,11 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, VARIABLES } from "../src/config.js";
+import { databaseAddress } from "../src/db/urls.js";
 import { tempDir } from "./support/temp.js";
 
 const ROOT = join(import.meta.dirname, "..");
+const SERVING_URL = "a URL like postgresql://user@host:5432/db or postgresql://user@/db?host=/var/run/postgresql, or unset";
 
 describe("loadConfig", () => {
   it("gives the documented defaults for an empty environment", () => {
@@ -61,8 +63,19 @@ describe("loadConfig", () => {
     ["PORT", "70000", "PORT must be an integer from 0 to 65,535 (default 4000)"],
     ["RATE_LIMIT_PER_MINUTE", "-5", "RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1,000,000 (default 60)"],
     ["RATE_LIMIT_PER_DAY", "1.5", "RATE_LIMIT_PER_DAY must be an integer from 1 to 1,000,000,000 (default 10000)"],
-    ["DATABASE_URL", "not a url", "DATABASE_URL must be a URL like postgresql://user@host:5432/db, or unset"],
-    ["DATABASE_URL", "mysql://root:secret@db/x", "DATABASE_URL must be a URL like postgresql://user@host:5432/db, or unset"],
+    ["DATABASE_URL", "not a url", `DATABASE_URL must be ${SERVING_URL}`],
+    ["DATABASE_URL", "mysql://root:secret@db/x", `DATABASE_URL must be ${SERVING_URL}`],
+    ["DATABASE_URL", "postgresql://root:secret@db:99999/x", `DATABASE_URL must be ${SERVING_URL}`],
+    [
+      "DATABASE_URL",
+      "postgresql://root:secret@db1,db2/x",
+      "DATABASE_URL names several hosts, which pg does not connect to: name one server (the primary, or a proxy in front of them), and its streaming replicas in DATABASE_REPLICA_URLS",
+    ],
+    [
+      "DATABASE_URL",
+      "postgresql://root:secret@db/x?sslmode=verify-full&sslrootcert=/nowhere/secret-ca.pem",
+      "DATABASE_URL names a file that cannot be read (/nowhere/secret-ca.pem: ENOENT)",
+    ],
     [
       "REDIS_URL",
       "http://cache:6379",
@@ -86,7 +99,32 @@ describe("loadConfig", () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toBe(`invalid configuration: ${message}`);
-    expect((error as Error).message).not.toContain(value);
+    expect((error as Error).message).not.toContain("secret@");
+    if (!value.includes("secret")) expect((error as Error).message).not.toContain(value);
+  });
+
+  it.each([
+    ["a host and port", "postgresql://app:pw@db.internal:6432/uedu?sslmode=require", "db.internal:6432/uedu"],
+    ["a socket directory in host=", "postgresql://app@/uedu?host=/var/run/postgresql", "/var/run/postgresql:5432/uedu"],
+    ["a percent-encoded socket directory", "postgresql://app@%2Fvar%2Frun%2Fpostgresql:5433/uedu", "/var/run/postgresql:5433/uedu"],
+    ["socket:", "socket:/var/run/postgresql?db=uedu", "/var/run/postgresql:5432/uedu"],
+    ["libpq's keyword form of a socket", "/var/run/postgresql uedu", "/var/run/postgresql:5432/uedu"],
+    ["no database (the user's name)", "postgres://app@db.internal", "db.internal:5432/app"],
+  ])("takes %s in DATABASE_URL, DATABASE_OWNER_URL and DATABASE_REPLICA_URLS, as pg reads it", (_, url, address) => {
+    expect(databaseAddress(url)).toBe(address);
+    const other = "postgresql://reader@elsewhere/uedu";
+    expect(loadConfig({ DATABASE_URL: url, DATABASE_OWNER_URL: url, DATABASE_REPLICA_URLS: other })).toMatchObject({
+      databaseUrl: url,
+      ownerUrl: url,
+    });
+    expect(loadConfig({ DATABASE_URL: other, DATABASE_REPLICA_URLS: url }).replicaUrls).toEqual([url]);
+  });
+
+  it("takes DATABASE_OWNER_URL only with DATABASE_URL", () => {
+    expect(() => loadConfig({ DATABASE_OWNER_URL: "postgresql://owner@db/uedu" })).toThrow(
+      "invalid configuration: DATABASE_OWNER_URL needs DATABASE_URL (the embedded database has one role)",
+    );
+    expect(loadConfig({ DATABASE_URL: "postgresql://app@db/uedu" }).ownerUrl).toBeUndefined();
   });
 
   it("takes WEB_CONCURRENCY on the embedded PostgreSQL as on a server of one's own", () => {

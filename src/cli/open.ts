@@ -12,31 +12,42 @@ import { ConfigError, loadConfig } from "../config.js";
 import { CarryOverError, openCarryingOver } from "../db/carry-over.js";
 import type { Database } from "../db/driver.js";
 import { migrate } from "../db/migrate.js";
+import { cannotMigrate, isPermissionDenied, probe } from "../db/start-failures.js";
 import { drawOnStderr, type Progress } from "../observe/progress.js";
 import { inSpan, stopTracing } from "../observe/tracing.js";
 import { readArgs } from "./args.js";
 import { fetchInput } from "./fetch.js";
 import { answerUsage, type CommandIO, type CommandSpec, oneLine, openInput, type WithDatabase } from "./command.js";
 
-/** Opens the configured database and applies its pending migrations. */
+/**
+ * Opens the configured database and applies its pending migrations: as the
+ * schema's owner (DATABASE_OWNER_URL) when it is set, since every command
+ * either changes the data or reads more than serving may (docs/roles.md).
+ */
 export async function openMigrated(
   env: NodeJS.ProcessEnv = process.env,
   progress?: Progress,
   role = "command",
 ): Promise<{ db: Database; applied: string[] }> {
   const config = loadConfig(env);
+  const as = config.ownerUrl
+    ? { setting: "DATABASE_OWNER_URL" as const, url: config.ownerUrl }
+    : config.databaseUrl
+      ? { setting: "DATABASE_URL" as const, url: config.databaseUrl }
+      : undefined;
   progress?.phase("opening");
-  const db = await openCarryingOver({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, role }, (phase) =>
+  const db = await openCarryingOver({ databaseUrl: as?.url, dataDir: config.dataDir, role }, (phase) =>
     progress
       ? progress.phase(`carrying PGlite's data over: ${phase}`)
       : process.stderr.write(`${role}: carrying PGlite's data over: ${phase}…\n`),
   );
   try {
+    if (as) await probe(db, as.setting, as.url);
     progress?.phase("migrating");
     return { db, applied: await migrate(db) };
   } catch (error) {
     await db.close().catch(() => undefined);
-    throw error;
+    throw as && isPermissionDenied(error) ? cannotMigrate(as.setting, as.url, error) : error;
   }
 }
 

@@ -34,7 +34,10 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
     });
 }
 
-const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+/** Where applied migrations are recorded (Prisma's own table). */
+export const MIGRATIONS_TABLE = "_prisma_migrations";
+
+const CREATE_TABLE = `CREATE TABLE "_prisma_migrations" (
   "id" VARCHAR(36) PRIMARY KEY NOT NULL,
   "checksum" VARCHAR(64) NOT NULL,
   "finished_at" TIMESTAMPTZ,
@@ -68,7 +71,10 @@ export class MigrationChangedError extends Error {
 export async function migrate(db: Pick<Database, "transaction">, migrations = readMigrations()): Promise<string[]> {
   return db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock($1)", [LOCK_KEY]);
-    await tx.exec(CREATE_TABLE);
+    // Created only where missing: a role that may not create in the schema (the serving role of
+    // docs/roles.md) finds every migration applied, and needs no more than to read the table.
+    const [table] = await tx.query<{ t: string | null }>(`SELECT to_regclass('"${MIGRATIONS_TABLE}"')::text AS t`);
+    if (!table?.t) await tx.exec(CREATE_TABLE);
     const rows = await tx.query<{ migration_name: string; checksum: string }>(
       `SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
     );
@@ -95,7 +101,7 @@ export async function migrate(db: Pick<Database, "transaction">, migrations = re
 
 /** Names of the migrations not yet applied (empty when the database is current). */
 export async function pendingMigrations(db: Pick<Database, "query">, migrations = readMigrations()): Promise<string[]> {
-  const exists = await db.query<{ t: string | null }>(`SELECT to_regclass('"_prisma_migrations"')::text AS t`);
+  const exists = await db.query<{ t: string | null }>(`SELECT to_regclass('"${MIGRATIONS_TABLE}"')::text AS t`);
   if (!exists[0]?.t) return migrations.map((m) => m.name);
   const rows = await db.query<{ migration_name: string }>(
     `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,

@@ -30,6 +30,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery } from "@prisma/driver-adapter-utils";
 import pg from "pg";
+import { readPostgresUrl } from "./urls.js";
 import { readRetries, readTargets } from "../observe/metrics.js";
 import { isUnavailable } from "./availability.js";
 import { DATA_CHANGED } from "./changes.js";
@@ -96,8 +97,8 @@ export function parseLsn(text: string): bigint {
 
 /** The name of a replica in metrics and logs: never its user or password. */
 export function replicaName(url: string, index: number): string {
-  const { hostname, port } = new URL(url);
-  return hostname ? `${hostname}:${port || "5432"}` : `replica-${index + 1}`;
+  const { host, port } = readPostgresUrl(url);
+  return host.startsWith("/") ? `replica-${index + 1}` : `${host}:${port}`;
 }
 
 /** The SQLSTATE of a failed statement, wherever the driver adapter put it. */

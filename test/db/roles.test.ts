@@ -1,0 +1,271 @@
+/**
+ * Two roles on a real PostgreSQL (docs/roles.md): the owner of the schema
+ * (DATABASE_OWNER_URL) applies migrations and imports; the gateway serves as
+ * a role that holds exactly what `npm run db:grants` prints. Served here:
+ * REST, GraphQL, MCP, keys, My API Keys, metrics and usage, reads from a
+ * streaming replica, and an import beside it, run as the owner. The serving
+ * role is refused every change to the data and the schema. Its URLs are Unix-socket URLs, in the two
+ * forms `pg` reads (`?host=` and a percent-encoded host).
+ */
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { committedExamples } from "../../rest/example-file.js";
+import { issueSignInToken } from "../../src/account/sessions.js";
+import { openDatabase } from "../../src/db/driver.js";
+import { grantStatements } from "../../src/db/grants.js";
+import { csrfOf, setCookie } from "../support/account.js";
+import { builtCommand } from "../support/built.js";
+import { type GatewayProcess, request, startGateway, stopAllGateways, stopGateway, waitReady } from "../support/gateway-process.js";
+import { type PrivateServer, startPostgres, startReplica } from "../support/servers.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const OWNER = "uedu_owner";
+const SERVING = "uedu gateway"; // a name that must be quoted
+let primary: Awaited<ReturnType<typeof startPostgres>>;
+let replica: PrivateServer;
+let admin: pg.Client;
+let ownerUrl: string;
+let servingUrl: string;
+let replicaUrl: string;
+
+/** Runs `npm run <script>` (from the run's build) with `env`; resolves with its exit code and output. */
+function command(script: string, args: string[], env: Record<string, string>) {
+  const [program, ...rest] = builtCommand(`src/cli/${script}.ts`);
+  const child = spawn(program, [...rest, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "silent", ...env } });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (err += d));
+  return new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
+    child.on("close", (code) => resolve({ code, out, err })),
+  );
+}
+
+const roles = () => ({ DATABASE_URL: servingUrl, DATABASE_OWNER_URL: ownerUrl });
+
+beforeAll(async () => {
+  primary = await startPostgres();
+  admin = new pg.Client({ connectionString: primary.url });
+  await admin.connect();
+  // Passwords over TCP, as a managed server asks for them; the socket trusts (the replica's copy too).
+  const hba = join(primary.dir, "data", "pg_hba.conf");
+  writeFileSync(
+    hba,
+    `local all all trust\nhost replication all 127.0.0.1/32 trust\nhost all postgres 127.0.0.1/32 trust\nhost all all 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, "utf8")}`,
+  );
+  await admin.query(`CREATE ROLE ${OWNER} LOGIN PASSWORD 'owner-secret'`);
+  await admin.query(`CREATE ROLE "${SERVING}" LOGIN PASSWORD 'serving-secret'`);
+  await admin.query(`CREATE DATABASE uedu OWNER ${OWNER}`);
+  await admin.query("SELECT pg_reload_conf()");
+  ownerUrl = `postgresql://${OWNER}:owner-secret@127.0.0.1:${primary.port}/uedu`;
+  servingUrl = `postgresql://${encodeURIComponent(SERVING)}@/uedu?host=${primary.dir}&port=${primary.port}`;
+  replica = await startReplica(primary);
+  replicaUrl = `postgresql://${encodeURIComponent(SERVING)}@${encodeURIComponent(replica.dir)}:${replica.port}/uedu`;
+}, 120_000);
+
+afterAll(async () => {
+  await stopAllGateways();
+  await admin?.end();
+  await replica?.destroy();
+  await primary?.destroy();
+});
+
+describe("a serving role with only the grants of npm run db:grants", () => {
+  let gateway: GatewayProcess;
+  let key: string;
+
+  it("is refused at start, in one line naming what it lacks, until the grants are given; the owner prepared the database", async () => {
+    const refused = await startGateway("without grants", roles());
+    expect(await refused.exited).toBe(1);
+    const output = refused.output().trim();
+    expect(output.split("\n")).toHaveLength(1);
+    expect(output).toMatch(
+      new RegExp(
+        `^npm start: DATABASE_URL: role "${SERVING}" lacks SELECT on _prisma_migrations, SELECT on university, .* and \\d+ more, which serving needs: run what \`npm run db:grants -- --role ${SERVING}\` prints, as the schema's owner$`,
+      ),
+    );
+    // The owner applied the migrations and imported the demo data before the check.
+    const owner = new pg.Client({ connectionString: ownerUrl });
+    await owner.connect();
+    try {
+      const [row] = (
+        await owner.query<{ owner: string; n: number }>(
+          "SELECT tableowner AS owner, (SELECT count(*)::int FROM university) AS n FROM pg_tables WHERE tablename = 'course'",
+        )
+      ).rows;
+      expect(row).toEqual({ owner: OWNER, n: expect.any(Number) });
+      expect(row!.n).toBeGreaterThan(0);
+    } finally {
+      await owner.end();
+    }
+  }, 120_000);
+
+  it("prints the grants, which the owner runs", async () => {
+    const printed = await command("grants", ["--role", SERVING], { DATABASE_URL: servingUrl });
+    expect(printed).toMatchObject({ code: 0, err: "" });
+    expect(printed.out).toBe(`${grantStatements(SERVING, "uedu").join("\n")}\n`);
+    const owner = new pg.Client({ connectionString: ownerUrl });
+    await owner.connect();
+    try {
+      await owner.query(printed.out);
+    } finally {
+      await owner.end();
+    }
+  });
+
+  it("serves every surface, the replica's reads included", async () => {
+    const made = await command("keys", ["create", "--name", "roles", "--per-minute", "1000", "--per-day", "100000", "--json"], roles());
+    expect(made.code, made.err).toBe(0);
+    key = (JSON.parse(made.out) as { key: string }).key;
+    gateway = await startGateway("serving role", { ...roles(), DATABASE_REPLICA_URLS: replicaUrl, USAGE_FLUSH_MS: "200" });
+    await waitReady(gateway);
+
+    // REST: every operation's committed example.
+    for (const [name, example] of Object.entries(committedExamples())) {
+      const answer = await request(gateway, example.request, { key });
+      expect(answer.status, `${name}: ${answer.text}`).toBe(200);
+      // The same things as the committed example (whose lists are cut short, and dates moved by the clock).
+      expect(identities(answer.json), name).toEqual(identities(example.body));
+    }
+    // GraphQL: nested lists (Prisma's lateral joins), Packs and their versions, environment.
+    const graphql = await request(gateway, "/graphql", {
+      key,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        query: `{ courses(first: 2) { edges { node { id courseNameChinese university { code environment { realtime { aqi } } } } } }
+                  hubPacks(first: 2) { nodes { id name versions { version } } }
+                  universities(first: 2) { nodes { code courses(first: 2) { nodes { id } } } } }`,
+      }),
+    });
+    expect(graphql.status, graphql.text).toBe(200);
+    expect(graphql.json.errors, graphql.text).toBeUndefined();
+    expect(graphql.json.data.courses.edges).toHaveLength(2);
+    // MCP
+    const tool = await request(gateway, "/mcp", {
+      key,
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_courses", arguments: { page_size: 2 } } }),
+    });
+    expect(tool.status, tool.text).toBe(200);
+    expect(tool.text).not.toContain('"isError":true');
+
+    // My API Keys: sign in with a link the owner issued, create a key, use it, revoke it.
+    const owner = await openDatabase({ databaseUrl: ownerUrl });
+    const { token } = await issueSignInToken(owner, "holder@example.org", 5).finally(() => owner.close());
+    const form = { "content-type": "application/x-www-form-urlencoded", origin: gateway.base };
+    const signedIn = await fetch(`${gateway.base}/account/sign-in`, {
+      method: "POST",
+      headers: form,
+      body: `token=${token}`,
+      redirect: "manual",
+    });
+    expect(signedIn.status).toBe(303);
+    const cookie = `uedu_session=${setCookie(signedIn, "uedu_session")}`;
+    const csrf = csrfOf(await (await fetch(`${gateway.base}/account/keys`, { headers: { cookie } })).text())!;
+    const created = await fetch(`${gateway.base}/account/keys`, {
+      method: "POST",
+      headers: { ...form, cookie },
+      body: new URLSearchParams({ csrf, name: "from the page" }).toString(),
+    });
+    const page = await created.text();
+    const pageKey = /<code id="new-key">([^<]+)<\/code>/.exec(page)?.[1];
+    expect(pageKey, page).toBeDefined();
+    expect((await request(gateway, "/api/v1/universities", { key: pageKey })).status).toBe(200);
+    const id = /\/account\/keys\/(\d+)\/revoke/.exec(page)![1];
+    const revoked = await fetch(`${gateway.base}/account/keys/${id}/revoke`, {
+      method: "POST",
+      headers: { ...form, cookie },
+      body: new URLSearchParams({ csrf }).toString(),
+      redirect: "manual",
+    });
+    expect(revoked.status).toBeLessThan(400);
+    expect((await request(gateway, "/api/v1/universities", { key: pageKey })).status).toBe(401);
+
+    // Metrics, with the replica's reads.
+    const metrics = await request(gateway, "/metrics");
+    expect(metrics.status).toBe(200);
+    const reads = /^gateway_db_reads_total\{target="replica-1"\} (\d+)/m.exec(metrics.text);
+    expect(Number(reads?.[1] ?? 0), metrics.text.slice(0, 500)).toBeGreaterThan(0);
+  }, 180_000);
+
+  it("serves on through an import the owner runs beside it, storing the new snapshots itself", async () => {
+    const before = await servingQuery<{ version: number; at: string }>(
+      "SELECT version, (SELECT max(computed_at)::text FROM school_snapshot) AS at FROM data_version",
+    );
+    const exported = await command("demo-data", [join(primary.dir, "demo.json")], roles());
+    expect(exported.code, exported.err).toBe(0);
+    const imported = await command("import", [join(primary.dir, "demo.json")], roles());
+    expect(imported.code, imported.err).toBe(0);
+    await expect
+      .poll(
+        async () =>
+          (
+            await servingQuery<{ version: number; at: string | null }>(
+              "SELECT version, (SELECT max(computed_at)::text FROM school_snapshot) AS at FROM data_version",
+            )
+          )[0],
+        { timeout: 30_000, interval: 200 },
+      )
+      .toMatchObject({ version: before[0]!.version + 1, at: expect.not.stringMatching(before[0]!.at ?? "none") });
+    expect((await request(gateway, "/api/v1/environment/snapshot?limit=2", { key })).status).toBe(200);
+    // What serving keeps, written as the serving role: the usage counts, written at SIGTERM at the latest.
+    await stopGateway(gateway);
+    const used = await servingQuery<{ n: number }>("SELECT count(*)::int AS n FROM usage_day");
+    expect(used[0]!.n).toBeGreaterThan(0);
+  }, 120_000);
+
+  it.each([
+    ["DROP TABLE course"],
+    ["ALTER TABLE course ADD COLUMN note text"],
+    ["TRUNCATE course"],
+    ["TRUNCATE usage_day"],
+    ["DELETE FROM course"],
+    ["UPDATE course SET semester = 'x'"],
+    ["INSERT INTO paper (slug, title) VALUES ('x', 'x')"],
+    ["UPDATE api_key SET per_day = 1"],
+    ["DELETE FROM api_key"],
+    ["UPDATE data_version SET version = version + 1"],
+    ["CREATE TABLE mine (x int)"],
+    ["CREATE INDEX mine ON course (semester)"],
+  ])("refuses the serving role %s", async (statement) => {
+    const counts =
+      "SELECT (SELECT count(*) FROM course) AS courses, (SELECT count(*) FROM api_key) AS keys, (SELECT version FROM data_version) AS v";
+    const [before] = await ownerQuery(counts);
+    await expect(servingQuery(statement)).rejects.toMatchObject({ code: "42501" });
+    expect(await ownerQuery(counts)).toEqual([before]);
+  });
+});
+
+type Row = { id?: unknown; slug?: unknown; code?: unknown; key?: unknown; school?: { code?: unknown } };
+/** What a REST body is about: its item's identity, or its first items' (as many as a committed example shows). */
+function identities(body: { success?: boolean; data?: Row; items?: Row[] }, shown = 2): unknown[] {
+  const identity = (row: Row) => row.id ?? row.slug ?? row.code ?? row.key ?? row.school?.code;
+  return [body.success, ...(body.data ? [identity(body.data)] : (body.items ?? []).slice(0, shown).map(identity))];
+}
+
+/** Runs `sql` as the serving role, on a connection of its own. */
+async function servingQuery<Row extends pg.QueryResultRow>(sql: string): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: servingUrl });
+  await client.connect();
+  try {
+    return (await client.query<Row>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Runs `sql` as the owner. */
+async function ownerQuery(sql: string): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ connectionString: ownerUrl });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}

@@ -128,7 +128,7 @@ describe("a serving role with only the grants of npm run db:grants", () => {
       const answer = await request(gateway, example.request, { key });
       expect(answer.status, `${name}: ${answer.text}`).toBe(200);
       // The same things as the committed example (whose lists are cut short, and dates moved by the clock).
-      expect(identities(answer.json), name).toEqual(identities(example.body));
+      expect(identities(answer.json), name).toEqual(identities(example.body as Parameters<typeof identities>[0]));
     }
     // GraphQL: nested lists (Prisma's lateral joins), Packs and their versions, environment.
     const graphql = await request(gateway, "/graphql", {

@@ -5,7 +5,7 @@
  */
 import { resolve } from "node:path";
 import { z } from "zod";
-import { databaseAddress, POSTGRES_URL_FORMS, PostgresUrlError, readPostgresUrl } from "./db/urls.js";
+import { databaseAddress, POSTGRES_URL_FORMS, PostgresUrlError, readPostgresUrl, withPgSslMode } from "./db/urls.js";
 import { isSentinelUrl, RedisUrlError, sentinelOptions } from "./limits/redis-url.js";
 import { MAX_COST } from "./schema/cost.js";
 
@@ -253,7 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (c.DATABASE_OWNER_URL && !c.DATABASE_URL) {
     throw new ConfigError("invalid configuration: DATABASE_OWNER_URL needs DATABASE_URL (the embedded database has one role)");
   }
-  const replicaUrls = c.DATABASE_REPLICA_URLS ?? [];
+  const replicaUrls = (c.DATABASE_REPLICA_URLS ?? []).map(withPgSslMode);
   if (replicaUrls.length && !c.DATABASE_URL) {
     throw new ConfigError("invalid configuration: DATABASE_REPLICA_URLS needs DATABASE_URL (the embedded database has no replicas)");
   }
@@ -275,8 +275,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: c.PORT,
     host: c.HOST,
-    databaseUrl: c.DATABASE_URL,
-    ownerUrl: c.DATABASE_OWNER_URL,
+    databaseUrl: c.DATABASE_URL && withPgSslMode(c.DATABASE_URL),
+    ownerUrl: c.DATABASE_OWNER_URL && withPgSslMode(c.DATABASE_OWNER_URL),
     replicaUrls,
     replicaMaxLagMs: c.REPLICA_MAX_LAG_MS,
     dataDir: resolve(c.DATA_DIR),

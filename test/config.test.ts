@@ -104,7 +104,7 @@ describe("loadConfig", () => {
   });
 
   it.each([
-    ["a host and port", "postgresql://app:pw@db.internal:6432/uedu?sslmode=require", "db.internal:6432/uedu"],
+    ["a host and port", "postgresql://app:pw@db.internal:6432/uedu?sslmode=verify-full", "db.internal:6432/uedu"],
     ["a socket directory in host=", "postgresql://app@/uedu?host=/var/run/postgresql", "/var/run/postgresql:5432/uedu"],
     ["a percent-encoded socket directory", "postgresql://app@%2Fvar%2Frun%2Fpostgresql:5433/uedu", "/var/run/postgresql:5433/uedu"],
     ["socket:", "socket:/var/run/postgresql?db=uedu", "/var/run/postgresql:5432/uedu"],
@@ -118,6 +118,21 @@ describe("loadConfig", () => {
       ownerUrl: url,
     });
     expect(loadConfig({ DATABASE_URL: other, DATABASE_REPLICA_URLS: url }).replicaUrls).toEqual([url]);
+  });
+
+  it("writes out the TLS mode pg gives sslmode=prefer, require and verify-ca (verify-full), and leaves the others", () => {
+    const mode = (url: string) =>
+      loadConfig({ DATABASE_URL: url, DATABASE_OWNER_URL: url, DATABASE_REPLICA_URLS: `${url.replace("@db/", "@replica/")}&x=1` });
+    for (const given of ["prefer", "require", "verify-ca", "REQUIRE"]) {
+      expect(mode(`postgresql://app@db/uedu?sslmode=${given}`)).toMatchObject({
+        databaseUrl: "postgresql://app@db/uedu?sslmode=verify-full",
+        ownerUrl: "postgresql://app@db/uedu?sslmode=verify-full",
+        replicaUrls: ["postgresql://app@replica/uedu?sslmode=verify-full&x=1"],
+      });
+    }
+    for (const kept of ["sslmode=no-verify", "sslmode=disable", "sslmode=verify-full", "uselibpqcompat=true&sslmode=require"]) {
+      expect(mode(`postgresql://app@db/uedu?${kept}`).databaseUrl).toBe(`postgresql://app@db/uedu?${kept}`);
+    }
   });
 
   it("takes DATABASE_OWNER_URL only with DATABASE_URL", () => {

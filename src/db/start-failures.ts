@@ -53,7 +53,7 @@ function explainConnection(error: unknown, setting: UrlSetting, url: string): st
     case "ECONNREFUSED":
       return `${setting}: nothing answers at ${where} (connection refused): is PostgreSQL running there, on that port?`;
     case "ENOENT":
-      return `${setting}: there is no PostgreSQL socket at ${where}: is PostgreSQL running, with unix_socket_directories naming ${host}?`;
+      return `${setting}: there is no PostgreSQL socket ${host}/.s.PGSQL.${port}: is PostgreSQL running, with unix_socket_directories naming ${host}?`;
     case "ENOTFOUND":
     case "EAI_AGAIN":
       return `${setting}: the host ${host} is not known (DNS): correct the URL's host`;
@@ -69,7 +69,7 @@ function explainConnection(error: unknown, setting: UrlSetting, url: string): st
     return `${setting}: the server at ${where} refused TLS, which the URL asks for (sslmode): turn ssl on at the server, or set sslmode=disable where the network is trusted`;
   }
   if (e.code && CERTIFICATE.test(e.code)) {
-    return `${setting}: the server at ${where} offered a TLS certificate that is not trusted (${e.code}): name its CA with sslrootcert=/path/to/ca.pem in the URL`;
+    return `${setting}: the server at ${where} offered a TLS certificate that is not trusted (${e.code}): name its CA with sslrootcert=/path/to/ca.pem in the URL, or use sslmode=no-verify for TLS without verifying it`;
   }
   return undefined;
 }
@@ -87,14 +87,16 @@ export async function probe(db: Pick<Database, "query">, setting: UrlSetting, ur
 /** Whether `error` is PostgreSQL's "permission denied" (SQLSTATE 42501). */
 export const isPermissionDenied = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === "42501";
 
-/** The line for a role that may not create what the pending migrations create. */
+/** The line for a role that may not create what the pending migrations create, or write the demo data into an empty database. */
 export function cannotMigrate(setting: UrlSetting, url: string, error: unknown): DatabaseStartError {
   const { user } = readPostgresUrl(url);
   const fix =
     setting === "DATABASE_URL"
       ? `set DATABASE_OWNER_URL to the URL of the role that owns the schema (docs/roles.md), or, as the database's owner, GRANT CREATE ON SCHEMA public TO "${user}"`
       : `make "${user}" the schema's owner, or, as the database's owner, GRANT CREATE ON SCHEMA public TO "${user}"`;
-  return new DatabaseStartError(`${setting}: role "${user}" may not apply the pending migrations (${(error as Error).message}): ${fix}`);
+  return new DatabaseStartError(
+    `${setting}: role "${user}" may not apply the migrations or import the demo data (${(error as Error).message}): ${fix}`,
+  );
 }
 
 /**

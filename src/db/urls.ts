@@ -43,12 +43,25 @@ export interface PostgresTarget {
 
 const SCHEME = /^(postgres|postgresql):\/\/|^socket:|^\//i;
 
+/**
+ * `value` with the TLS mode `pg` gives it written out: `sslmode=prefer`,
+ * `require` and `verify-ca` are, to `pg` 8, `verify-full` (the server's
+ * certificate is verified), which it says in a warning of eight lines on
+ * every start. The same connection, without the warning; for TLS without
+ * verification, `sslmode=no-verify` (or libpq's meaning, with
+ * `uselibpqcompat=true`, left as it is).
+ */
+export function withPgSslMode(value: string): string {
+  if (/[?&]uselibpqcompat=true(&|$)/i.test(value)) return value;
+  return value.replace(/([?&]sslmode=)(prefer|require|verify-ca)(?=&|$)/i, "$1verify-full");
+}
+
 /** Reads `value` as `pg` does; throws a {@link PostgresUrlError} saying what is wrong with it. */
 export function readPostgresUrl(value: string): PostgresTarget {
   if (!SCHEME.test(value)) throw new PostgresUrlError(`must be ${POSTGRES_URL_FORMS}`, false);
   let config: ReturnType<typeof parse>;
   try {
-    config = parse(value);
+    config = parse(withPgSslMode(value));
   } catch (error) {
     // An sslrootcert, sslcert or sslkey file that cannot be read is the one case worth naming.
     const code = (error as NodeJS.ErrnoException).code;

@@ -45,12 +45,14 @@ describe("npm run db:migrate", () => {
     expect(await migrateCli({ DATABASE_URL: "not a url" })).toEqual({
       code: 2,
       stdout: "",
-      stderr: "db:migrate failed: invalid configuration: DATABASE_URL must be a URL like postgresql://user@host:5432/db, or unset\n",
+      stderr:
+        "db:migrate failed: invalid configuration: DATABASE_URL must be a URL like postgresql://user@host:5432/db or postgresql://user@/db?host=/var/run/postgresql, or unset\n",
     });
     expect(await migrateCli({ DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none" })).toEqual({
       code: 1,
       stdout: "",
-      stderr: "db:migrate failed: connect ECONNREFUSED 127.0.0.1:1\n",
+      stderr:
+        "db:migrate failed: DATABASE_URL: nothing answers at 127.0.0.1:1 (connection refused): is PostgreSQL running there, on that port?\n",
     });
   }, 60_000);
 });

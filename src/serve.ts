@@ -18,7 +18,15 @@ import { type Database, openDatabase } from "./db/driver.js";
 import { EmbeddedServerError } from "./db/cluster-dir.js";
 import { MigrationChangedError, migrate } from "./db/migrate.js";
 import { ReadRouter } from "./db/replicas.js";
-import { cannotMigrate, checkServingGrants, DatabaseStartError, isPermissionDenied, probe, type UrlSetting } from "./db/start-failures.js";
+import {
+  cannotMigrate,
+  checkSameDatabase,
+  checkServingGrants,
+  DatabaseStartError,
+  isPermissionDenied,
+  probe,
+  type UrlSetting,
+} from "./db/start-failures.js";
 import { demoExportChunks } from "./demo/index.js";
 import { importExport } from "./import/apply.js";
 import { KeyStore } from "./keys/store.js";
@@ -116,7 +124,7 @@ async function prepare(db: Database, log: Logger, as?: { setting: UrlSetting; ur
 export async function prepareToServe(config: Config, db: Database, log: Logger): Promise<boolean> {
   try {
     const serving = config.databaseUrl ? { setting: "DATABASE_URL" as const, url: config.databaseUrl } : undefined;
-    const imported = config.ownerUrl ? await prepareAsOwner(config.ownerUrl, config, log) : await prepare(db, log, serving);
+    const imported = config.ownerUrl ? await prepareAsOwner(config.ownerUrl, db, config, log) : await prepare(db, log, serving);
     if (serving) await checkServingGrants(db, serving.url);
     return imported;
   } catch (error) {
@@ -125,11 +133,12 @@ export async function prepareToServe(config: Config, db: Database, log: Logger):
   }
 }
 
-/** `prepare` on a connection of DATABASE_OWNER_URL's own, closed after. */
-async function prepareAsOwner(url: string, config: Config, log: Logger): Promise<boolean> {
+/** `prepare` on a connection of DATABASE_OWNER_URL's own (to the database `db` serves), closed after. */
+async function prepareAsOwner(url: string, db: Database, config: Config, log: Logger): Promise<boolean> {
   const owner = await openDatabase({ databaseUrl: url, role: "gateway", timeouts: config.timeouts });
   try {
     await probe(owner, "DATABASE_OWNER_URL", url);
+    await checkSameDatabase(db, owner);
     return await prepare(owner, log, { setting: "DATABASE_OWNER_URL", url });
   } finally {
     await owner.close().catch(() => undefined);

@@ -113,3 +113,24 @@ export async function checkServingGrants(db: Pick<Database, "query">, url: strin
     `DATABASE_URL: role "${user}" lacks ${named}${more}, which serving needs: run what \`npm run db:grants -- --role ${user}\` prints, as the schema's owner`,
   );
 }
+
+/** Which database a connection reached, and the server's start: the same for two URLs of one database, whatever host names they use. */
+async function reached(db: Pick<Database, "query">): Promise<{ database: string; started: string }> {
+  const [row] = await db.query<{ database: string; started: string }>(
+    "SELECT current_database() AS database, pg_postmaster_start_time()::text AS started",
+  );
+  return row!;
+}
+
+/**
+ * Fails with one line when DATABASE_OWNER_URL and DATABASE_URL lead to two
+ * databases: the owner would prepare one, and the gateway serve another.
+ */
+export async function checkSameDatabase(serving: Pick<Database, "query">, owner: Pick<Database, "query">): Promise<void> {
+  const [s, o] = await Promise.all([reached(serving), reached(owner)]);
+  if (s.database === o.database && s.started === o.started) return;
+  const where = s.database === o.database ? ` ("${s.database}" of two servers)` : ` ("${o.database}" and "${s.database}")`;
+  throw new DatabaseStartError(
+    `DATABASE_OWNER_URL and DATABASE_URL lead to two databases${where}: the owner prepares the one the gateway serves, so name that one in both`,
+  );
+}

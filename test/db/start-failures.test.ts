@@ -3,13 +3,14 @@
  * standard error that names the cause and the fix, and exit 1, with no stack
  * trace (src/db/start-failures.ts): `npm start` and a command alike.
  */
-import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { chmodSync, chownSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { grantStatements } from "../../src/db/grants.js";
+import { serverUser } from "../../src/db/postgres-programs.js";
 import { builtCommand } from "../support/built.js";
 import { startGateway, stopAllGateways } from "../support/gateway-process.js";
 import { freePorts, startPostgres } from "../support/servers.js";
@@ -53,6 +54,17 @@ afterAll(async () => {
   await server?.destroy();
 });
 
+/** `npm run db:migrate` with `env`: its exit code and standard error. */
+async function migrateWith(env: Record<string, string>): Promise<{ code: unknown; err: string }> {
+  const [program, ...args] = builtCommand("src/cli/migrate.ts");
+  const child = spawn(program, args, { cwd: ROOT, env: { ...process.env, ...env } });
+  let err = "";
+  child.stderr.on("data", (d) => (err += d));
+  child.stdout.resume();
+  const code = await new Promise((resolve) => child.on("close", resolve));
+  return { code, err };
+}
+
 /** `npm start` with `env`: its exit code, and its output, which must be one line without a stack trace. */
 async function startFails(env: Record<string, string>): Promise<string> {
   const gateway = await startGateway("failing start", { DB_ACQUIRE_TIMEOUT_MS: "1000", ...onServer(env) });
@@ -88,6 +100,11 @@ describe("a start on a server that cannot be used", () => {
       `npm start: DATABASE_OWNER_URL: the server at 127.0.0.1:PORT refused the password of role "app": correct it in the URL (or set it: ALTER ROLE "app" PASSWORD '…')`,
     ],
     [
+      "an owner's URL that leads to another database",
+      { DATABASE_URL: tcp("postgres", "served"), DATABASE_OWNER_URL: tcp("postgres", "empty") },
+      'npm start: DATABASE_OWNER_URL and DATABASE_URL lead to two databases ("empty" and "served"): the owner prepares the one the gateway serves, so name that one in both',
+    ],
+    [
       "a role that may not create the schema",
       { DATABASE_URL: tcp("app:right", "empty") },
       'npm start: DATABASE_URL: role "app" may not apply the migrations or import the demo data (permission denied for schema public): set DATABASE_OWNER_URL to the URL of the role that owns the schema (docs/roles.md), or, as the database\'s owner, GRANT CREATE ON SCHEMA public TO "app"',
@@ -112,7 +129,7 @@ describe("a start on a server that cannot be used", () => {
     );
   }, 60_000);
 
-  it("a serving role that lacks one grant, named with its table; with it, the start goes on", async () => {
+  it("a serving role that lacks grants, each named with its table", async () => {
     // The owner (here the superuser) prepares the database; the serving role holds every grant but one.
     const owner = onServer({ url: tcp("postgres", "served") }).url!;
     const admin = new pg.Client({ connectionString: owner });
@@ -131,14 +148,61 @@ describe("a start on a server that cannot be used", () => {
   }, 120_000);
 
   it("a command says it alike, as the command's failure", async () => {
-    const [program, ...args] = builtCommand("src/cli/migrate.ts");
-    const child = spawn(program, args, { cwd: ROOT, env: { ...process.env, ...onServer({ DATABASE_URL: tcp("app:wrong", "served") }) } });
-    let err = "";
-    child.stderr.on("data", (d) => (err += d));
-    const code = await new Promise((resolve) => child.on("close", resolve));
-    expect({ code, err }).toEqual({
+    expect(await migrateWith(onServer({ DATABASE_URL: tcp("app:wrong", "served") }))).toEqual({
       code: 1,
       err: `db:migrate failed: DATABASE_URL: the server at 127.0.0.1:${server.port} refused the password of role "app": correct it in the URL (or set it: ALTER ROLE "app" PASSWORD '…')\n`,
     });
   });
+});
+
+describe("a server that offers TLS with a certificate of its own", () => {
+  let tls: Awaited<ReturnType<typeof startPostgres>>;
+  let ca: string;
+  const url = (query: string) => `postgresql://postgres@127.0.0.1:${tls.port}/postgres?${query}`;
+
+  beforeAll(async () => {
+    tls = await startPostgres();
+    // Self-signed, for 127.0.0.1: its own CA.
+    const data = join(tls.dir, "data");
+    execFileSync(
+      "openssl",
+      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1"].concat([
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+        "-keyout",
+        join(data, "server.key"),
+        "-out",
+        join(data, "server.crt"),
+      ]),
+      { stdio: "ignore" },
+    );
+    const user = serverUser();
+    for (const file of ["server.key", "server.crt"]) {
+      chmodSync(join(data, file), 0o600);
+      if (user) chownSync(join(data, file), user.uid, user.gid);
+    }
+    ca = join(tls.dir, "ca.pem");
+    writeFileSync(ca, readFileSync(join(data, "server.crt")));
+    const admin = new pg.Client({ connectionString: tls.url });
+    await admin.connect();
+    try {
+      await admin.query("ALTER SYSTEM SET ssl = on");
+      await admin.query("SELECT pg_reload_conf()");
+    } finally {
+      await admin.end();
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await tls?.destroy();
+  });
+
+  it("refuses a certificate it cannot verify in one line (sslmode=require is verify-full in pg), and connects with its CA or no-verify", async () => {
+    expect(await migrateWith({ DATABASE_URL: url("sslmode=require") })).toEqual({
+      code: 1,
+      err: `db:migrate failed: DATABASE_URL: the server at 127.0.0.1:${tls.port} offered a TLS certificate that is not trusted (DEPTH_ZERO_SELF_SIGNED_CERT): name its CA with sslrootcert=/path/to/ca.pem in the URL, or use sslmode=no-verify for TLS without verifying it\n`,
+    });
+    expect(await migrateWith({ DATABASE_URL: url(`sslmode=require&sslrootcert=${ca}`) })).toEqual({ code: 0, err: "" });
+    expect(await migrateWith({ DATABASE_URL: url("sslmode=no-verify") })).toEqual({ code: 0, err: "" });
+  }, 60_000);
 });

@@ -149,7 +149,9 @@ async function prepareAsOwner(url: string, db: Database, config: Config, log: Lo
  * Opens the configured database for a gateway process, carrying a PGlite
  * DATA_DIR over first. A DATA_DIR that cannot be used is told in one line on
  * standard error, and the process exits 1 (2 while a process of an earlier
- * version holds it).
+ * version holds it); a DATABASE_URL whose server cannot be used is a
+ * {@link DatabaseStartError} (src/db/start-failures.ts), which src/start.ts
+ * says in one line.
  */
 export function openForGateway(config: Config, log: Logger): Promise<Database> {
   return openCarryingOver(

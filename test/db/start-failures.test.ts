@@ -29,11 +29,15 @@ const onServer = (env: Record<string, string>) =>
 beforeAll(async () => {
   server = await startPostgres();
   const hba = join(server.dir, "data", "pg_hba.conf");
-  writeFileSync(hba, `host all postgres 127.0.0.1/32 trust\nhost all all 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, "utf8")}`);
+  writeFileSync(
+    hba,
+    `host all postgres 127.0.0.1/32 trust\nhost all outsider 127.0.0.1/32 reject\nhost all all 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, "utf8")}`,
+  );
   const admin = new pg.Client({ connectionString: server.url });
   await admin.connect();
   try {
     await admin.query("CREATE ROLE app LOGIN PASSWORD 'right'");
+    await admin.query("CREATE ROLE outsider LOGIN PASSWORD 'right'");
     // Owned by postgres: since PostgreSQL 15, another role may not create in its schema public.
     await admin.query("CREATE DATABASE empty");
     await admin.query("CREATE DATABASE served");
@@ -88,6 +92,11 @@ describe("a start on a server that cannot be used", () => {
       "a database that does not exist",
       { DATABASE_URL: tcp("app:right", "nowhere") },
       `npm start: DATABASE_URL: the server at 127.0.0.1:PORT has no database "nowhere": create it (createdb -O OWNER nowhere) or correct the URL's database`,
+    ],
+    [
+      "a connection pg_hba.conf does not let in",
+      { DATABASE_URL: tcp("outsider:right", "served") },
+      'npm start: DATABASE_URL: the server at 127.0.0.1:PORT refused the connection (pg_hba.conf rejects connection for host "127.0.0.1", user "outsider", database "served", no encryption): allow it in its pg_hba.conf, or add sslmode=require to the URL if it takes only TLS',
     ],
     [
       "TLS asked for and refused",

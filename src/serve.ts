@@ -135,9 +135,9 @@ export async function prepareToServe(config: Config, db: Database, log: Logger):
 
 /** `prepare` on a connection of DATABASE_OWNER_URL's own (to the database `db` serves), closed after. */
 async function prepareAsOwner(url: string, db: Database, config: Config, log: Logger): Promise<boolean> {
+  await probe("DATABASE_OWNER_URL", url, config.timeouts.acquireMs);
   const owner = await openDatabase({ databaseUrl: url, role: "gateway", timeouts: config.timeouts });
   try {
-    await probe(owner, "DATABASE_OWNER_URL", url);
     await checkSameDatabase(db, owner);
     return await prepare(owner, log, { setting: "DATABASE_OWNER_URL", url });
   } finally {
@@ -153,7 +153,8 @@ async function prepareAsOwner(url: string, db: Database, config: Config, log: Lo
  * {@link DatabaseStartError} (src/db/start-failures.ts), which src/start.ts
  * says in one line.
  */
-export function openForGateway(config: Config, log: Logger): Promise<Database> {
+export async function openForGateway(config: Config, log: Logger): Promise<Database> {
+  if (config.databaseUrl) await probe("DATABASE_URL", config.databaseUrl, config.timeouts.acquireMs);
   return openCarryingOver(
     {
       ...config,
@@ -166,22 +167,11 @@ export function openForGateway(config: Config, log: Logger): Promise<Database> {
         { dataDir: config.dataDir, phase },
         "DATA_DIR holds PGlite's data (an earlier version's): carrying it into the embedded PostgreSQL",
       ),
-  ).then(
-    async (db) => {
-      if (config.databaseUrl) {
-        await probe(db, "DATABASE_URL", config.databaseUrl).catch(async (error: unknown) => {
-          await db.close().catch(() => undefined);
-          throw error;
-        });
-      }
-      return db;
-    },
-    (error: unknown) => {
-      if (!(error instanceof CarryOverError || error instanceof EmbeddedServerError)) throw error;
-      process.stderr.write(`npm start: ${error.message}\n`);
-      process.exit(error instanceof CarryOverError && error.inUse ? 2 : 1);
-    },
-  );
+  ).catch((error: unknown) => {
+    if (!(error instanceof CarryOverError || error instanceof EmbeddedServerError)) throw error;
+    process.stderr.write(`npm start: ${error.message}\n`);
+    process.exit(error instanceof CarryOverError && error.inUse ? 2 : 1);
+  });
 }
 
 /** On the embedded database, a key for the developer who just started it on an empty DATA_DIR. */

@@ -36,13 +36,13 @@ export async function openMigrated(
       ? { setting: "DATABASE_URL" as const, url: config.databaseUrl }
       : undefined;
   progress?.phase("opening");
+  if (as) await probe(as.setting, as.url, config.timeouts.acquireMs);
   const db = await openCarryingOver({ databaseUrl: as?.url, dataDir: config.dataDir, role }, (phase) =>
     progress
       ? progress.phase(`carrying PGlite's data over: ${phase}`)
       : process.stderr.write(`${role}: carrying PGlite's data over: ${phase}…\n`),
   );
   try {
-    if (as) await probe(db, as.setting, as.url);
     progress?.phase("migrating");
     return { db, applied: await migrate(db) };
   } catch (error) {

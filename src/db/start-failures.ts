@@ -5,6 +5,7 @@
  * role that may not create the schema or lacks a grant. `npm start` and every
  * command print it and exit 1, with no stack trace.
  */
+import pg from "pg";
 import type { Database } from "./driver.js";
 import { describeMissing, missingPrivileges } from "./grants.js";
 import { readPostgresUrl } from "./urls.js";
@@ -62,7 +63,8 @@ function explainConnection(error: unknown, setting: UrlSetting, url: string): st
     case "ENETUNREACH":
       return `${setting}: ${where} does not answer (${e.code}): check the host, the port and the firewall between them`;
   }
-  if (/timeout|timed out/i.test(message) && /connect/i.test(message)) {
+  // pg's Client says "timeout expired", its Pool "timeout exceeded when trying to connect".
+  if (/^timeout expired$|timeout exceeded when trying to connect|connection timeout/i.test(message)) {
     return `${setting}: ${where} does not answer (no reply to connect within DB_ACQUIRE_TIMEOUT_MS): check the host, the port and the firewall between them`;
   }
   if (/does not support SSL/i.test(message)) {
@@ -74,13 +76,23 @@ function explainConnection(error: unknown, setting: UrlSetting, url: string): st
   return undefined;
 }
 
-/** Opens nothing itself: runs `SELECT 1` on `db` and turns a failure to connect into a {@link DatabaseStartError}. */
-export async function probe(db: Pick<Database, "query">, setting: UrlSetting, url: string): Promise<void> {
+/**
+ * Connects to `url` once, on a connection of its own that gives up after
+ * `timeoutMs` (DB_ACQUIRE_TIMEOUT_MS), and runs `SELECT 1`: a server that
+ * cannot be used becomes a {@link DatabaseStartError} before anything else
+ * waits on it (a command's pool has no time limit to connect).
+ */
+export async function probe(setting: UrlSetting, url: string, timeoutMs: number): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  client.on("error", () => undefined);
   try {
-    await db.query("SELECT 1");
+    await client.connect();
+    await client.query("SELECT 1");
   } catch (error) {
     const line = explainConnection(error, setting, url);
     throw line ? new DatabaseStartError(line) : error;
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 

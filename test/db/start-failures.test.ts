@@ -156,7 +156,13 @@ describe("a start on a server that cannot be used", () => {
     }
   }, 120_000);
 
-  it("a command says it alike, as the command's failure", async () => {
+  it("a command says it alike, as the command's failure, and gives up on a host that does not answer", async () => {
+    const started = performance.now();
+    expect(await migrateWith({ DATABASE_URL: `postgresql://app@127.0.0.1:${silentPort}/served`, DB_ACQUIRE_TIMEOUT_MS: "500" })).toEqual({
+      code: 1,
+      err: `db:migrate failed: DATABASE_URL: 127.0.0.1:${silentPort} does not answer (no reply to connect within DB_ACQUIRE_TIMEOUT_MS): check the host, the port and the firewall between them\n`,
+    });
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(await migrateWith(onServer({ DATABASE_URL: tcp("app:wrong", "served") }))).toEqual({
       code: 1,
       err: `db:migrate failed: DATABASE_URL: the server at 127.0.0.1:${server.port} refused the password of role "app": correct it in the URL (or set it: ALTER ROLE "app" PASSWORD '…')\n`,

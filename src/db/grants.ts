@@ -40,7 +40,7 @@ const SERVING_WRITES: { [M in Model]?: Writes<M> } = {
     why: "My API Keys creates and revokes keys; every request notes its key's last use",
   },
   AccountSession: { insert: true, update: ["endedAt"], why: "My API Keys' sign-in sessions" },
-  SignInToken: { update: ["usedAt"], why: "a sign-in link is used once (`npm run keys -- link` makes it, as the owner)" },
+  SignInToken: { update: ["usedAt"], why: "a sign-in link is used once (`npm run keys -- sign-in-link` makes it, as the owner)" },
   SessionSecret: { insert: true, why: "the first start without SESSION_SECRET keeps one made here" },
   SchoolSnapshot: { insert: true, delete: true, why: "each school's environment snapshot, computed when the data changes" },
   StoredSchoolDay: { insert: true, delete: true, why: "each school's past days, computed when the data or a date changes" },
@@ -59,6 +59,9 @@ export interface Needed {
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
+/** The sequence PostgreSQL made for a `SERIAL` column (`autoincrement()`). */
+const sequenceOf = (table: string, column: string) => `${table}_${column}_seq`;
+
 /** Every privilege the serving role needs, table by table in the schema's order. */
 function servingPrivileges(): Needed[] {
   const needed: Needed[] = [{ kind: "table", table: MIGRATIONS_TABLE, privilege: "SELECT" }];
@@ -72,10 +75,35 @@ function servingPrivileges(): Needed[] {
       needed.push({ kind: "column", table, column: (columns as Record<string, string>)[field]!, privilege: "UPDATE" });
     }
     if (writes.delete) needed.push({ kind: "table", table, privilege: "DELETE" });
-    if (writes.insert && serial) needed.push({ kind: "sequence", table: `${table}_${serial}_seq`, privilege: "USAGE" });
+    if (writes.insert && serial) needed.push({ kind: "sequence", table: sequenceOf(table, serial), privilege: "USAGE" });
   }
   return needed;
 }
+
+/** One privilege on one table or sequence, its columns together (none: the whole table). */
+interface Grant {
+  privilege: Needed["privilege"];
+  on: "TABLE" | "SEQUENCE";
+  name: string;
+  columns: string[];
+}
+
+/** `needed` as grants, in its order: the columns of one privilege on one table together. */
+function grouped(needed: readonly Needed[]): Grant[] {
+  const grants = new Map<string, Grant>();
+  for (const n of needed) {
+    const on = n.kind === "sequence" ? "SEQUENCE" : "TABLE";
+    const key = `${n.privilege} ${on} ${n.table}`;
+    const grant = grants.get(key) ?? { privilege: n.privilege, on, name: n.table, columns: [] };
+    if (n.column) grant.columns.push(n.column);
+    grants.set(key, grant);
+  }
+  return [...grants.values()];
+}
+
+/** `UPDATE (a, b)`, or `INSERT`: a grant's privilege as a statement or a message writes it. */
+const privilegeOf = (grant: Grant, name: (column: string) => string = (c) => c) =>
+  grant.columns.length ? `${grant.privilege} (${grant.columns.map(name).join(", ")})` : grant.privilege;
 
 /**
  * The statements that give `role` what serving needs on the database
@@ -84,48 +112,27 @@ function servingPrivileges(): Needed[] {
  */
 export function grantStatements(role: string, database: string): string[] {
   const to = `TO ${quote(role)};`;
-  const lines = [`GRANT CONNECT ON DATABASE ${quote(database)} ${to}`, `GRANT USAGE ON SCHEMA public ${to}`];
-  const needed = servingPrivileges();
-  const whole = needed.filter((n) => n.kind === "table" && n.privilege === "SELECT").map((n) => quote(n.table));
-  lines.push(`GRANT SELECT ON TABLE ${whole.join(", ")} ${to}`);
-  for (const model of Object.keys(TABLES) as Model[]) {
-    const { table } = TABLES[model];
-    const writes = SERVING_WRITES[model] as Writes<Model> | undefined;
-    if (!writes) continue;
-    const mine = needed.filter((n) => n.table === table && n.privilege !== "SELECT");
-    const privileges = [
-      ...(writes.insert ? ["INSERT"] : []),
-      ...(mine.some((n) => n.privilege === "UPDATE")
-        ? [
-            `UPDATE (${mine
-              .filter((n) => n.privilege === "UPDATE")
-              .map((n) => quote(n.column!))
-              .join(", ")})`,
-          ]
-        : []),
-      ...(writes.delete ? ["DELETE"] : []),
-    ];
-    lines.push(`-- ${table}: ${writes.why}`);
-    lines.push(`GRANT ${privileges.join(", ")} ON TABLE ${quote(table)} ${to}`);
-    const sequence = needed.find((n) => n.kind === "sequence" && n.table.startsWith(`${table}_`));
-    if (sequence) lines.push(`GRANT USAGE ON SEQUENCE ${quote(sequence.table)} ${to}`);
+  const grants = grouped(servingPrivileges());
+  const reads = grants.filter((g) => g.privilege === "SELECT").map((g) => quote(g.name));
+  const lines = [
+    `GRANT CONNECT ON DATABASE ${quote(database)} ${to}`,
+    `GRANT USAGE ON SCHEMA public ${to}`,
+    `GRANT SELECT ON TABLE ${reads.join(", ")} ${to}`,
+  ];
+  for (const model of Object.keys(SERVING_WRITES) as Model[]) {
+    const { table, serial } = TABLES[model];
+    const writes = grants.filter((g) => g.on === "TABLE" && g.name === table && g.privilege !== "SELECT");
+    lines.push(`-- ${table}: ${SERVING_WRITES[model]!.why}`);
+    lines.push(`GRANT ${writes.map((g) => privilegeOf(g, quote)).join(", ")} ON TABLE ${quote(table)} ${to}`);
+    const sequence = serial && grants.find((g) => g.on === "SEQUENCE" && g.name === sequenceOf(table, serial));
+    if (sequence) lines.push(`GRANT USAGE ON SEQUENCE ${quote(sequence.name)} ${to}`);
   }
   return lines;
 }
 
 /** What `missing` names, a table's columns together: `SELECT on university`, `UPDATE (last_used_at, revoked_at) on api_key`. */
 export function describeMissing(missing: readonly Needed[]): string[] {
-  const said = new Map<string, string[]>();
-  for (const n of missing) {
-    const what = n.kind === "sequence" ? `USAGE on sequence ${n.table}` : `${n.privilege}\0${n.table}`;
-    const columns = said.get(what) ?? [];
-    if (n.column) columns.push(n.column);
-    said.set(what, columns);
-  }
-  return [...said].map(([what, columns]) => {
-    const [privilege, table] = what.split("\0");
-    return table === undefined ? what : `${privilege}${columns.length ? ` (${columns.join(", ")})` : ""} on ${table}`;
-  });
+  return grouped(missing).map((g) => (g.on === "SEQUENCE" ? `USAGE on sequence ${g.name}` : `${privilegeOf(g)} on ${g.name}`));
 }
 
 /**

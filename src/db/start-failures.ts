@@ -21,8 +21,6 @@ export type UrlSetting = "DATABASE_URL" | "DATABASE_OWNER_URL";
 interface ConnectionError {
   code?: string;
   message?: string;
-  /** pg's copy of the server's message, for a server's refusal. */
-  severity?: string;
 }
 
 /** Certificates Node does not accept, by its error code. */

@@ -17,7 +17,7 @@ import { issueSignInToken } from "../../src/account/sessions.js";
 import { openDatabase } from "../../src/db/driver.js";
 import { grantStatements } from "../../src/db/grants.js";
 import { csrfOf, setCookie } from "../support/account.js";
-import { builtCommand } from "../support/built.js";
+import { cli } from "../support/cli.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, stopGateway, waitReady } from "../support/gateway-process.js";
 import { type PrivateServer, startPostgres, startReplica } from "../support/servers.js";
 
@@ -32,20 +32,9 @@ let ownerUrl: string;
 let servingUrl: string;
 let replicaUrl: string;
 
-/** Runs `npm run <script>` (from the run's build) with `env`; resolves with its exit code and output. */
-function command(script: string, args: string[], env: Record<string, string>) {
-  const [program, ...rest] = builtCommand(`src/cli/${script}.ts`);
-  const child = spawn(program, [...rest, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "silent", ...env } });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (err += d));
-  return new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
-    child.on("close", (code) => resolve({ code, out, err })),
-  );
-}
-
-const roles = () => ({ DATABASE_URL: servingUrl, DATABASE_OWNER_URL: ownerUrl });
+const roles = () => ({ DATABASE_URL: servingUrl, DATABASE_OWNER_URL: ownerUrl, LOG_LEVEL: "silent" });
+/** `npm run <script>` (from the run's build) with `env`; DATA_DIR names nothing it uses (DATABASE_URL is set). */
+const command = (script: string, args: string[], env: Record<string, string>) => cli(join(primary.dir, "unused"), script, args, { env });
 
 /** Runs `line` with bash in the repository, as a reader would. */
 function shell(line: string, env: Record<string, string>) {
@@ -98,25 +87,18 @@ describe("a serving role with only the grants of npm run db:grants", () => {
       ),
     );
     // The owner applied the migrations and imported the demo data before the check.
-    const owner = new pg.Client({ connectionString: ownerUrl });
-    await owner.connect();
-    try {
-      const [row] = (
-        await owner.query<{ owner: string; n: number }>(
-          "SELECT tableowner AS owner, (SELECT count(*)::int FROM university) AS n FROM pg_tables WHERE tablename = 'course'",
-        )
-      ).rows;
-      expect(row).toEqual({ owner: OWNER, n: expect.any(Number) });
-      expect(row!.n).toBeGreaterThan(0);
-    } finally {
-      await owner.end();
-    }
+    const [row] = await queryAs<{ owner: string; n: number }>(
+      ownerUrl,
+      "SELECT tableowner AS owner, (SELECT count(*)::int FROM university) AS n FROM pg_tables WHERE tablename = 'course'",
+    );
+    expect(row).toEqual({ owner: OWNER, n: expect.any(Number) });
+    expect(row!.n).toBeGreaterThan(0);
   }, 120_000);
 
   it("prints the grants, which the owner runs as the README shows", async () => {
     const printed = await command("grants", ["--role", SERVING], { DATABASE_URL: servingUrl });
-    expect(printed).toMatchObject({ code: 0, err: "" });
-    expect(printed.out).toBe(`${grantStatements(SERVING, "uedu").join("\n")}\n`);
+    expect(printed).toMatchObject({ code: 0, stderr: "" });
+    expect(printed.stdout).toBe(`${grantStatements(SERVING, "uedu").join("\n")}\n`);
     // The README's set-up (docs/roles.md's too), line by line, as written.
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     const setUp = [...readme.matchAll(/^npm run (db:migrate|-s db:grants -- .*)$/gm)].map((m) => m[0]);
@@ -129,8 +111,8 @@ describe("a serving role with only the grants of npm run db:grants", () => {
 
   it("serves every surface, the replica's reads included", async () => {
     const made = await command("keys", ["create", "--name", "roles", "--per-minute", "1000", "--per-day", "100000", "--json"], roles());
-    expect(made.code, made.err).toBe(0);
-    key = (JSON.parse(made.out) as { key: string }).key;
+    expect(made.code, made.stderr).toBe(0);
+    key = (JSON.parse(made.stdout) as { key: string }).key;
     gateway = await startGateway("serving role", { ...roles(), DATABASE_REPLICA_URLS: replicaUrl, USAGE_FLUSH_MS: "200" });
     await waitReady(gateway);
 
@@ -199,9 +181,12 @@ describe("a serving role with only the grants of npm run db:grants", () => {
 
     // The key's last use, noted by the serving role (a failure there is not the request's, so it is looked for here).
     await expect
-      .poll(async () => (await ownerQuery("SELECT count(*)::int AS n FROM api_key WHERE last_used_at IS NOT NULL"))[0]!.n, {
-        timeout: 10_000,
-      })
+      .poll(
+        async () => (await queryAs<{ n: number }>(ownerUrl, "SELECT count(*)::int AS n FROM api_key WHERE last_used_at IS NOT NULL"))[0]!.n,
+        {
+          timeout: 10_000,
+        },
+      )
       .toBe(2);
     // Metrics, with the replica's reads (a replica still replaying the import serves none: another page is asked until one has).
     let asked = 1;
@@ -215,18 +200,20 @@ describe("a serving role with only the grants of npm run db:grants", () => {
   }, 180_000);
 
   it("serves on through an import the owner runs beside it, storing the new snapshots itself", async () => {
-    const before = await servingQuery<{ version: number; at: string }>(
+    const before = await queryAs<{ version: number; at: string }>(
+      servingUrl,
       "SELECT version, (SELECT max(computed_at)::text FROM school_snapshot) AS at FROM data_version",
     );
     const exported = await command("demo-data", [join(primary.dir, "demo.json")], roles());
-    expect(exported.code, exported.err).toBe(0);
+    expect(exported.code, exported.stderr).toBe(0);
     const imported = await command("import", [join(primary.dir, "demo.json")], roles());
-    expect(imported.code, imported.err).toBe(0);
+    expect(imported.code, imported.stderr).toBe(0);
     await expect
       .poll(
         async () =>
           (
-            await servingQuery<{ version: number; at: string | null }>(
+            await queryAs<{ version: number; at: string | null }>(
+              servingUrl,
               "SELECT version, (SELECT max(computed_at)::text FROM school_snapshot) AS at FROM data_version",
             )
           )[0],
@@ -236,7 +223,7 @@ describe("a serving role with only the grants of npm run db:grants", () => {
     expect((await request(gateway, "/api/v1/environment/snapshot?limit=2", { key })).status).toBe(200);
     // What serving keeps, written as the serving role: the usage counts, written at SIGTERM at the latest.
     await stopGateway(gateway);
-    const used = await servingQuery<{ n: number }>("SELECT count(*)::int AS n FROM usage_day");
+    const used = await queryAs<{ n: number }>(servingUrl, "SELECT count(*)::int AS n FROM usage_day");
     expect(used[0]!.n).toBeGreaterThan(0);
   }, 120_000);
 
@@ -256,9 +243,9 @@ describe("a serving role with only the grants of npm run db:grants", () => {
   ])("refuses the serving role %s", async (statement) => {
     const counts =
       "SELECT (SELECT count(*) FROM course) AS courses, (SELECT count(*) FROM api_key) AS keys, (SELECT version FROM data_version) AS v";
-    const [before] = await ownerQuery(counts);
-    await expect(servingQuery(statement)).rejects.toMatchObject({ code: "42501" });
-    expect(await ownerQuery(counts)).toEqual([before]);
+    const [before] = await queryAs(ownerUrl, counts);
+    await expect(queryAs(servingUrl, statement)).rejects.toMatchObject({ code: "42501" });
+    expect(await queryAs(ownerUrl, counts)).toEqual([before]);
   });
 });
 
@@ -269,23 +256,12 @@ function identities(body: { success?: boolean; data?: Row; items?: Row[] }, show
   return [body.success, ...(body.data ? [identity(body.data)] : (body.items ?? []).slice(0, shown).map(identity))];
 }
 
-/** Runs `sql` as the serving role, on a connection of its own. */
-async function servingQuery<Row extends pg.QueryResultRow>(sql: string): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: servingUrl });
+/** Runs `sql` on a connection of its own to `url` (the serving role's or the owner's). */
+async function queryAs<Row extends pg.QueryResultRow = Record<string, unknown>>(url: string, sql: string): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     return (await client.query<Row>(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-/** Runs `sql` as the owner. */
-async function ownerQuery(sql: string): Promise<Record<string, unknown>[]> {
-  const client = new pg.Client({ connectionString: ownerUrl });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows;
   } finally {
     await client.end();
   }

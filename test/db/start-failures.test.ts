@@ -3,7 +3,7 @@
  * standard error that names the cause and the fix, and exit 1, with no stack
  * trace (src/db/start-failures.ts): `npm start` and a command alike.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
@@ -11,11 +11,10 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { grantStatements } from "../../src/db/grants.js";
 import { serverUser } from "../../src/db/postgres-programs.js";
-import { builtCommand } from "../support/built.js";
+import { cli } from "../support/cli.js";
 import { startGateway, stopAllGateways } from "../support/gateway-process.js";
 import { freePorts, startPostgres } from "../support/servers.js";
 
-const ROOT = join(import.meta.dirname, "..", "..");
 let server: Awaited<ReturnType<typeof startPostgres>>;
 let silent: Server;
 const held: Socket[] = [];
@@ -60,13 +59,8 @@ afterAll(async () => {
 
 /** `npm run db:migrate` with `env` (a server that answers has 10 s to, unless `env` says otherwise): its exit code and standard error. */
 async function migrateWith(env: Record<string, string>): Promise<{ code: unknown; err: string }> {
-  const [program, ...args] = builtCommand("src/cli/migrate.ts");
-  const child = spawn(program, args, { cwd: ROOT, env: { ...process.env, DB_ACQUIRE_TIMEOUT_MS: "10000", ...env } });
-  let err = "";
-  child.stderr.on("data", (d) => (err += d));
-  child.stdout.resume();
-  const code = await new Promise((resolve) => child.on("close", resolve));
-  return { code, err };
+  const { code, stderr } = await cli(join(server.dir, "unused"), "migrate", [], { env: { DB_ACQUIRE_TIMEOUT_MS: "10000", ...env } });
+  return { code, err: stderr };
 }
 
 /** `npm start` with `env`: its exit code, and its output, which must be one line without a stack trace. */

@@ -90,11 +90,11 @@ export interface GatewayOptions {
 
 export type Gateway = YogaServerInstance<Record<string, unknown>, Context> & {
   /**
-   * With answers kept: the lean path (src/lean/path.ts), which the HTTP
-   * server (src/http.ts) offers each request before yoga, and which answers
-   * a request whose answer is kept as bytes (v1, GraphQL and MCP).
+   * The lean path (src/lean/path.ts), which the HTTP server (src/http.ts)
+   * offers each request before yoga: it answers every v1 GET, and a GraphQL
+   * or MCP request whose answer is kept as bytes.
    */
-  readonly lean: LeanPath | undefined;
+  readonly lean: LeanPath;
 };
 
 export function createGateway(options: GatewayOptions): Gateway {
@@ -155,17 +155,16 @@ export function createGateway(options: GatewayOptions): Gateway {
       access.depart,
     ],
   });
-  const lean = options.answers?.enabled
-    ? leanPath({
-        api,
-        answers: options.answers,
-        guard,
-        cors: corsPolicy({ origins: options.corsOrigins }),
-        mcpOrigins: { origins: options.corsOrigins, loopback: options.loopback },
-        log: options.log,
-        usage: options.usage,
-      })
-    : undefined;
+  const lean = leanPath({
+    api,
+    answers: options.answers,
+    context,
+    guard,
+    cors: corsPolicy({ origins: options.corsOrigins }),
+    mcpOrigins: { origins: options.corsOrigins, loopback: options.loopback },
+    log: options.log,
+    usage: options.usage,
+  });
   return Object.assign(yoga, { lean });
 }
 

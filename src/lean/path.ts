@@ -1,10 +1,12 @@
 /**
  * The lean path: a request whose answer is kept as bytes (src/cache/answers.ts)
  * is answered on Node's own request and response, without a Fetch request,
- * yoga's plugin chain, serialization, compression or a fresh `ETag` hash.
- * It takes:
+ * yoga's plugin chain, serialization, compression or a fresh `ETag` hash;
+ * and so is every v1 `GET` whose answer is not kept: its operation runs here
+ * (rest/api.ts, as yoga's REST plugin runs it), after the key check, and its
+ * answer goes out with the headers the gateway gives it. It takes:
  *
- * - a v1 `GET` (its route and validated parameters name it, rest/api.ts);
+ * - a v1 `GET` (its route and validated parameters name it, rest/api.ts), kept or not;
  * - a `GET /graphql` (its query string names it: a document's text or a
  *   persisted hash, with its variables);
  * - a `POST /graphql` (its body, byte for byte);
@@ -40,20 +42,23 @@
  * choose (`encodingFor`), compressed once and kept with it (an MCP answer,
  * whose bytes hold each call's id, is compressed per call). The shutdown's
  * `Connection: close` stays with the HTTP server (src/http.ts). Anything
- * else (another method or path, a target that is not origin-form, parameters
- * that would be refused, a body of unknown or large size, an answer not
- * kept) goes to the gateway as it is: so both paths keep docs/contract.md
- * §2's order (404/405, then 401/429, then 400).
+ * else (another method or path, a target that is not origin-form, a GraphQL
+ * or MCP request it cannot name, a body of unknown or large size, a GraphQL
+ * or MCP answer not kept) goes to the gateway as it is: so both paths keep docs/contract.md
+ * §2's order (404/405, then 401/429, then 400). A `POST /graphql` of a small
+ * declared length is read here even when nothing is kept, and handed on with
+ * its body read ({@link handOn}).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import type { RestApi } from "../../rest/api.js";
+import type { Answer, RestApi, RouteMatch } from "../../rest/api.js";
+import type { Context } from "../context.js";
 import { type AnswerCache, hasBytes, type KeptBytes } from "../cache/answers.js";
 import { type Encoding, encode, encodingFor } from "../http.js";
 import { type McpOriginOptions, mcpOriginCheck } from "../mcp/plugin.js";
 import { recordAccess, requestIdFrom } from "../plugins/access-log.js";
 import type { ApiKeyGuard, KeyCheck } from "../plugins/api-keys.js";
-import { matches, notModifiedHeaders, PUBLIC_CACHE_CONTROL } from "../plugins/conditional.js";
+import { etagOf, matches, notModifiedHeaders, PUBLIC_CACHE_CONTROL } from "../plugins/conditional.js";
 import { answerCorsHeaders, type CorsPolicy, securityHeaders } from "../plugins/cors.js";
 import { refusalBody, type Surface } from "../plugins/error-shapes.js";
 import { restUses } from "../usage/coordinates.js";
@@ -61,10 +66,15 @@ import type { UsageRecorder } from "../usage/recorder.js";
 import { type LeanName, nameRequest } from "./keep.js";
 
 export interface LeanPathOptions {
-  /** The v1 operations, whose kept answers are served. */
+  /** The v1 operations: their kept answers are served, and the others run here too. */
   api: RestApi;
-  /** Where GraphQL and MCP answers are kept as bytes (the v1 ones are found through `api`). */
-  answers: AnswerCache;
+  /**
+   * The per-request context a v1 operation runs with (the gateway's own,
+   * as `/graphql` has it). Unset: only kept answers are served.
+   */
+  context?: (() => Context) | undefined;
+  /** Where GraphQL and MCP answers are kept as bytes (the v1 ones are found through `api`); unset or off: none are. */
+  answers?: AnswerCache | undefined;
   /** The key check and limits; none: answers go out without keys (tests of other concerns only, as the gateway's `auth: false`). */
   guard?: Pick<ApiKeyGuard, "check"> | undefined;
   /** Which origins may read the answers. */
@@ -101,7 +111,7 @@ const JSON_TYPE = "application/json; charset=utf-8";
 const MAX_KEYED_BODY = 32 * 1024;
 
 export function leanPath(options: LeanPathOptions): LeanPath {
-  const { api, answers, guard, cors, log, usage } = options;
+  const { api, answers, context, guard, cors, log, usage } = options;
   const originProblem = mcpOriginCheck(options.mcpOrigins);
 
   /** Writes one answer with the headers every answer has, and records it. */
@@ -159,8 +169,8 @@ export function leanPath(options: LeanPathOptions): LeanPath {
     );
   }
 
-  /** Checks the key and writes the kept answer (with the call's id, for an MCP one), or the check's refusal. */
-  async function answer(request: IncomingMessage, response: ServerResponse, kept: KeptBytes, served: Served, id?: string): Promise<void> {
+  /** Checks the key (and limits) of a request; its refusal, if any, is written. */
+  async function checkKey(request: IncomingMessage, response: ServerResponse, served: Served): Promise<KeyCheck | undefined | false> {
     const checked = await guard?.check(
       {
         authorization: request.headers.authorization,
@@ -171,15 +181,34 @@ export function leanPath(options: LeanPathOptions): LeanPath {
       },
       served.surface,
     );
-    if (checked?.refusal) {
-      const { status, body, headers } = checked.refusal;
-      return write(request, response, served, status, body, headers, checked, undefined);
-    }
+    if (!checked?.refusal) return checked;
+    const { status, body, headers } = checked.refusal;
+    write(request, response, served, status, body, headers, checked, undefined);
+    return false;
+  }
+
+  /** Checks the key and writes the kept answer (with the call's id, for an MCP one), or the check's refusal. */
+  async function answer(request: IncomingMessage, response: ServerResponse, kept: KeptBytes, served: Served, id?: string): Promise<void> {
+    const checked = await checkKey(request, response, served);
+    if (checked === false) return;
+    writeKept(request, response, kept, served, checked, id);
+  }
+
+  /** Writes a kept answer (with the call's id, for an MCP one) to a request whose key was accepted. */
+  function writeKept(
+    request: IncomingMessage,
+    response: ServerResponse,
+    kept: KeptBytes,
+    served: Served,
+    checked: KeyCheck | undefined,
+    id?: string,
+  ): void {
     const uses = served.uses ?? kept.uses;
     const own = kept.etag ? { ...kept.headers, etag: kept.etag, "cache-control": PUBLIC_CACHE_CONTROL } : (kept.headers ?? {});
     if (kept.idAt !== undefined && id !== undefined) {
       const body = Buffer.concat([kept.bytes.subarray(0, kept.idAt), Buffer.from(id), kept.bytes.subarray(kept.idAt)]);
-      return write(request, response, served, kept.status, body, own, checked, uses);
+      write(request, response, served, kept.status, body, own, checked, uses);
+      return;
     }
     write(request, response, served, kept.status, kept.bytes, own, checked, uses, (encoding) => {
       // Compressed once, the first time a client asks for this encoding, and kept with the answer.
@@ -190,10 +219,29 @@ export function leanPath(options: LeanPathOptions): LeanPath {
     });
   }
 
-  /** Answers a kept answer, and writes a 500 in the surface's shape if that fails. */
-  function serve(request: IncomingMessage, response: ServerResponse, kept: KeptBytes, served: Served, id?: string): void {
-    answer(request, response, kept, served, id).catch((error: unknown) => {
-      log?.error({ err: error, requestId: served.requestId }, "answering a kept answer failed");
+  /**
+   * Runs a v1 operation no answer is kept for, once the key is accepted, and
+   * writes its answer as the gateway would (docs/contract.md §2's order: the
+   * key, then the parameters, then the resource): the `ETag` and
+   * `Cache-Control` of a 200 as useConditionalGet adds them, a deprecated
+   * route's headers, a 503's `Retry-After`.
+   */
+  async function execute(request: IncomingMessage, response: ServerResponse, match: RouteMatch, query: URLSearchParams, served: Served) {
+    const checked = await checkKey(request, response, served);
+    if (checked === false) return;
+    const onError = (error: unknown) =>
+      log?.error({ err: error, path: match.route.path, requestId: served.requestId }, "REST operation failed");
+    const done: Answer = await api.call(match, query, context!(), onError);
+    const bytes = Buffer.from(done.text ?? JSON.stringify(done.body));
+    const ran: KeptBytes = { status: done.status, bytes, headers: done.headers };
+    if (done.status === 200) ran.etag = etagOf(bytes);
+    writeKept(request, response, ran, served, checked);
+  }
+
+  /** Runs `work` (which writes an answer), and writes a 500 in the surface's shape if it fails. */
+  function guarded(request: IncomingMessage, response: ServerResponse, served: Served, work: Promise<void>): void {
+    work.catch((error: unknown) => {
+      log?.error({ err: error, requestId: served.requestId }, "answering on the lean path failed");
       if (response.headersSent) response.destroy();
       else
         write(
@@ -207,6 +255,11 @@ export function leanPath(options: LeanPathOptions): LeanPath {
           undefined,
         );
     });
+  }
+
+  /** Answers a kept answer, and writes a 500 in the surface's shape if that fails. */
+  function serve(request: IncomingMessage, response: ServerResponse, kept: KeptBytes, served: Served, id?: string): void {
+    guarded(request, response, served, answer(request, response, kept, served, id));
   }
 
   const servedAs = (
@@ -225,21 +278,37 @@ export function leanPath(options: LeanPathOptions): LeanPath {
     uses,
   });
 
-  /** A v1 GET: its kept answer, found through its route and validated parameters. */
+  /**
+   * A v1 GET: its kept answer, found through its route and validated
+   * parameters, or (with a context to run it in) its operation's.
+   */
   function rest(request: IncomingMessage, response: ServerResponse, target: string, started: number, next: () => void): boolean {
     const url = new URL(target, "http://gateway");
     const match = api.match(url.pathname);
     if (!match) return false;
     const served = () => servedAs(request, started, "rest", match.route.path, url.pathname, restUses(match.route.path, url.searchParams));
+    const run = context ? () => executed(request, response, match, url.searchParams, served()) : next;
     // The route's arguments are read once: for this process's kept answer, then for Redis's.
     const key = api.keyOf(match, url.searchParams);
-    if (key === undefined) return false;
+    if (key === undefined) {
+      if (!context) return false;
+      run();
+      return true;
+    }
     const kept = api.cachedAt(key);
     if (kept) {
       serve(request, response, kept, served());
       return true;
     }
-    return answers.sharing && fromShared(key, (found) => serve(request, response, found, served()), next);
+    if (answers?.sharing) return fromShared(key, (found) => serve(request, response, found, served()), run);
+    if (!context) return false;
+    run();
+    return true;
+  }
+
+  /** Runs a v1 operation on the lean path ({@link execute}), a 500 in REST's shape if that fails. */
+  function executed(request: IncomingMessage, response: ServerResponse, match: RouteMatch, query: URLSearchParams, served: Served) {
+    guarded(request, response, served, execute(request, response, match, query, served));
   }
 
   /**
@@ -247,7 +316,7 @@ export function leanPath(options: LeanPathOptions): LeanPath {
    * `hit`, or hands the request on with `miss`; a failed lookup is a miss.
    */
   function fromShared(key: string, hit: (kept: KeptBytes) => void, miss: () => void): true {
-    answers.fromShared(key).then(
+    answers!.fromShared(key).then(
       (found) => (found && hasBytes(found) ? hit(found) : miss()),
       () => miss(),
     );
@@ -255,7 +324,14 @@ export function leanPath(options: LeanPathOptions): LeanPath {
   }
 
   /** A GET /graphql, named by its query string and the media type it accepts. */
-  function graphqlGet(request: IncomingMessage, response: ServerResponse, target: string, started: number, next: () => void): boolean {
+  function graphqlGet(
+    answers: AnswerCache,
+    request: IncomingMessage,
+    response: ServerResponse,
+    target: string,
+    started: number,
+    next: () => void,
+  ): boolean {
     const key = `graphql GET ${request.headers.accept ?? ""} ${target}`;
     const kept = answers.bytes(key);
     const served = () => servedAs(request, started, "graphql", "/graphql", "/graphql");
@@ -279,10 +355,18 @@ export function leanPath(options: LeanPathOptions): LeanPath {
   }
 
   /** A POST to /graphql or /mcp: named once its body is read, and answered, or handed on to the gateway with it. */
-  function post(request: IncomingMessage, response: ServerResponse, surface: "graphql" | "mcp", started: number, next: () => void) {
+  function post(
+    answers: AnswerCache | undefined,
+    request: IncomingMessage,
+    response: ServerResponse,
+    surface: "graphql" | "mcp",
+    started: number,
+    next: () => void,
+  ) {
     readBody(request).then(
       (body) => {
         if (body === undefined) return response.destroy();
+        if (!answers) return handOn(request, body, next);
         const name = surface === "graphql" ? graphqlPostName(request, body) : mcpName(request, body);
         const servable = () =>
           name !== undefined &&
@@ -293,9 +377,7 @@ export function leanPath(options: LeanPathOptions): LeanPath {
         };
         const compute = () => {
           if (name) nameRequest(request, { ...name, since: answers.generation });
-          // The gateway reads a body already read from here (@whatwg-node/server's normalizeNodeRequest).
-          (request as IncomingMessage & { body?: Buffer }).body = body;
-          next();
+          handOn(request, body, next);
         };
         const kept = name && answers.bytes(name.key);
         if (kept && servable()) return answerWith(kept);
@@ -306,8 +388,9 @@ export function leanPath(options: LeanPathOptions): LeanPath {
     );
   }
 
+  const keeping = answers?.enabled ? answers : undefined;
+  if (!keeping && !context) return () => false;
   return (request, response, next) => {
-    if (!answers.enabled) return false;
     const target = request.url;
     // The server read the target and Host before offering the request (src/request-target.ts,
     // createHttpServer): the target is in origin form and the Host, when there is one, a plain host[:port].
@@ -315,14 +398,14 @@ export function leanPath(options: LeanPathOptions): LeanPath {
     const started = performance.now();
     if (request.method === "GET") {
       if (target.startsWith("/api/v1/")) return rest(request, response, target, started, next);
-      if (target.startsWith("/graphql?")) return graphqlGet(request, response, target, started, next);
+      if (target.startsWith("/graphql?") && keeping) return graphqlGet(keeping, request, response, target, started, next);
       return false;
     }
-    if (request.method !== "POST" || (target !== "/graphql" && target !== "/mcp")) return false;
+    if (request.method !== "POST" || !(target === "/graphql" || (target === "/mcp" && keeping))) return false;
     const length = Number(request.headers["content-length"]);
     // A body of unknown length (chunked) or a large one goes to the gateway unread.
     if (!(length > 0 && length <= MAX_KEYED_BODY) || request.headers["transfer-encoding"] !== undefined) return false;
-    post(request, response, target === "/graphql" ? "graphql" : "mcp", started, next);
+    post(keeping, request, response, target === "/graphql" ? "graphql" : "mcp", started, next);
     return true;
   };
 }
@@ -354,6 +437,29 @@ function mcpName(request: IncomingMessage, body: Buffer): Omit<LeanName, "since"
     .filter(([name]) => name === "accept" || name === "content-type" || name.startsWith("mcp-"))
     .sort(([a], [b]) => (a < b ? -1 : 1));
   return { key: `mcp ${JSON.stringify(headers)} ${JSON.stringify({ ...message, id: 0 })}`, get: false, id: id as string | number };
+}
+
+/**
+ * Hands a request whose body was read here on to the gateway, which reads it
+ * from `request.body` (@whatwg-node/server's normalizeNodeRequest). A GraphQL
+ * request's JSON object goes parsed: the gateway's Request then has no body
+ * stream, which yoga would pipe through a stream of its own to bound its
+ * size (a third of the CPU of the request's HTTP layer), and its parser takes
+ * the object as it is. Anything else, or a body that is not a JSON object
+ * with members, goes as its bytes, and yoga reads it as it reads any body.
+ */
+function handOn(request: IncomingMessage, body: Buffer, next: () => void): void {
+  let value: unknown = body;
+  if (request.url === "/graphql" && request.headers["content-type"]?.startsWith("application/json")) {
+    try {
+      const parsed: unknown = JSON.parse(body.toString("utf8"));
+      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && Object.keys(parsed).length > 0) value = parsed;
+    } catch {
+      // Not JSON: yoga answers it as it answers any such body.
+    }
+  }
+  (request as IncomingMessage & { body?: unknown }).body = value;
+  next();
 }
 
 /** The whole body of a request whose declared length is small; undefined when it ends short or fails. */

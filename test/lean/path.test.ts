@@ -42,6 +42,10 @@ interface Served {
   port: number;
   /** Requests the lean path answered (offered to it, and never handed on to the gateway). */
   readonly taken: number;
+  /** While set, the lean path is not offered the requests: the gateway answers them all. */
+  bypass: boolean;
+  /** How the last request handed on to the gateway carried a body read before it: parsed, as bytes, or none. */
+  readonly handedBody: "parsed" | "bytes" | "none";
   lines: Record<string, unknown>[];
   get(path: string, headers?: Record<string, string>, method?: string): Promise<Reply>;
   post(path: string, body: string | Buffer, headers?: Record<string, string>): Promise<Reply>;
@@ -77,8 +81,8 @@ afterAll(async () => {
   await db.close();
 });
 
-async function serve(options: { corsOrigins?: string[]; perMinute?: number } = {}): Promise<Served> {
-  const answers = new AnswerCache({ ttlMs: 60_000 });
+async function serve(options: { corsOrigins?: string[]; perMinute?: number; ttlMs?: number } = {}): Promise<Served> {
+  const answers = new AnswerCache({ ttlMs: options.ttlMs ?? 60_000 });
   caches.push(answers);
   const lines: Record<string, unknown>[] = [];
   const log = pino(
@@ -101,6 +105,7 @@ async function serve(options: { corsOrigins?: string[]; perMinute?: number } = {
   });
   let offered = 0;
   let handed = 0;
+  let handedBody: Served["handedBody"] = "none";
   const send = (method: string, path: string, headers: Record<string, string>, body?: string | Buffer) =>
     new Promise<Reply>((resolve, reject) => {
       const req = httpRequest({ host: "127.0.0.1", port: served.port, path, method, headers, agent: false }, (res) => {
@@ -125,6 +130,10 @@ async function serve(options: { corsOrigins?: string[]; perMinute?: number } = {
     get taken() {
       return offered - handed;
     },
+    bypass: false,
+    get handedBody() {
+      return handedBody;
+    },
     lines,
     get: (path, headers = {}, method = "GET") => send(method, path, headers),
     post: (path, body, headers = {}) => send("POST", path, { "content-type": "application/json", ...headers }, body),
@@ -132,12 +141,14 @@ async function serve(options: { corsOrigins?: string[]; perMinute?: number } = {
   const server = createHttpServer(
     (request, response) => {
       handed++;
+      const body = (request as { body?: unknown }).body;
+      handedBody = body === undefined ? "none" : Buffer.isBuffer(body) ? "bytes" : "parsed";
       gateway(request, response);
     },
     {
       first: (request, response, next) => {
         offered++;
-        return gateway.lean!(request, response, next);
+        return !served.bypass && gateway.lean(request, response, next);
       },
     },
   );
@@ -161,16 +172,49 @@ const VARYING = new Set([
 ]);
 const stable = (headers: IncomingHttpHeaders) => Object.fromEntries(Object.entries(headers).filter(([name]) => !VARYING.has(name)));
 
-/** The same request through the gateway (cache emptied first) and then by the lean path; a POST when it has a body. */
+/** A request, through the gateway alone (the lean path not offered it). */
+async function throughGateway(s: Served, ask: () => Promise<Reply>): Promise<Reply> {
+  const taken = s.taken;
+  s.bypass = true;
+  try {
+    return await ask();
+  } finally {
+    s.bypass = false;
+    expect(s.taken).toBe(taken);
+  }
+}
+
+/**
+ * The same request through the gateway (cache emptied first) and then by the
+ * lean path; a POST when it has a body. A v1 GET is kept by the gateway's
+ * answer, so it goes to the gateway alone; a GraphQL or MCP answer is kept
+ * only when the lean path named its request, which it then hands on.
+ */
 async function both(s: Served, path: string, headers: Record<string, string> = {}, body?: string): Promise<[Reply, Reply]> {
   s.answers.clear();
   const ask = () => (body === undefined ? s.get(path, headers) : s.post(path, body, headers));
   const taken = s.taken;
-  const slow = await ask();
+  const slow = path.startsWith("/api/v1/") ? await throughGateway(s, ask) : await ask();
   expect(s.taken, `${path} the first time`).toBe(taken);
   const fast = await ask();
   expect(s.taken, `${path} the second time`).toBe(taken + 1);
   return [slow, fast];
+}
+
+/** A v1 GET run by the lean path, its answer not kept (the cache emptied first). */
+async function runOnLeanPath(s: Served, path: string, headers: Record<string, string> = {}): Promise<Reply> {
+  s.answers.clear();
+  const taken = s.taken;
+  const reply = await s.get(path, headers);
+  expect(s.taken, `${path} run on the lean path`).toBe(taken + 1);
+  return reply;
+}
+
+/** What two answers to the same request share: status, body and headers but the varying ones. */
+function expectSameAnswer(fast: Reply, slow: Reply): void {
+  expect(fast.status).toBe(slow.status);
+  expect(fast.body).toBe(slow.body);
+  expect(stable(fast.headers)).toEqual(stable(slow.headers));
 }
 
 describe("the lean path, for v1 answers", () => {
@@ -196,12 +240,16 @@ describe("the lean path, for v1 answers", () => {
     const headers = { ...auth(), ...(acceptEncoding ? { "accept-encoding": acceptEncoding } : {}) };
     for (const path of ["/api/v1/universities", "/api/v1/courses?limit=1", "/api/v1/courses/999999"]) {
       const [slow, fast] = await both(s, path, headers);
-      expect(fast.status).toBe(slow.status);
-      expect(fast.body).toBe(slow.body);
-      expect(stable(fast.headers)).toEqual(stable(slow.headers));
-      expect(fast.headers["x-ratelimit-limit"]).toBe(slow.headers["x-ratelimit-limit"]);
-      expect(Number(fast.headers["x-ratelimit-remaining"])).toBe(Number(slow.headers["x-ratelimit-remaining"]) - 1);
-      if (!fast.headers["content-encoding"]) expect(fast.headers["content-length"]).toBe(String(Buffer.byteLength(fast.body)));
+      const ran = await runOnLeanPath(s, path, headers);
+      for (const [lean, remaining] of [
+        [fast, 1],
+        [ran, 2],
+      ] as const) {
+        expectSameAnswer(lean, slow);
+        expect(lean.headers["x-ratelimit-limit"]).toBe(slow.headers["x-ratelimit-limit"]);
+        expect(Number(lean.headers["x-ratelimit-remaining"])).toBe(Number(slow.headers["x-ratelimit-remaining"]) - remaining);
+        if (!lean.headers["content-encoding"]) expect(lean.headers["content-length"]).toBe(String(Buffer.byteLength(lean.body)));
+      }
     }
   });
 
@@ -229,12 +277,11 @@ describe("the lean path, for v1 answers", () => {
       const taken = s.taken;
       const fast = await s.get("/api/v1/universities", headers);
       expect(s.taken).toBe(taken + 1);
-      s.answers.clear();
-      const slow = await s.get("/api/v1/universities", headers);
-      expect(s.taken).toBe(taken + 1);
+      const ran = await runOnLeanPath(s, "/api/v1/universities", headers);
+      const slow = await throughGateway(s, () => s.get("/api/v1/universities", headers));
       expect(fast.status).toBe(401);
-      expect(fast.body).toBe(slow.body);
-      expect(stable(fast.headers)).toEqual(stable(slow.headers));
+      expectSameAnswer(fast, slow);
+      expectSameAnswer(ran, slow);
       await s.get("/api/v1/universities", auth());
     }
   });
@@ -248,7 +295,8 @@ describe("the lean path, for v1 answers", () => {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await limited.get("/api/v1/universities", headers)).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
-    expect(limited.taken).toBe(3);
+    // The first run on the lean path, the next two kept, the fourth refused.
+    expect(limited.taken).toBe(4);
     const refused = await limited.get("/api/v1/universities", headers);
     expect(refused.status).toBe(429);
     expect(JSON.parse(refused.body)).toEqual({
@@ -306,15 +354,50 @@ describe("the lean path, for v1 answers", () => {
     expect([(await count("hit")) - hits, (await count("miss")) - misses]).toEqual([1, 1]);
   });
 
-  it("leaves to the gateway what it must not take: other methods, refused parameters, odd targets, answers not kept", async () => {
+  it("runs what is not kept as the gateway does: refused parameters (after the key), missing resources", async () => {
+    const cases: [string, Record<string, string>, number][] = [
+      ["/api/v1/courses?page=0", auth(), 400],
+      ["/api/v1/courses?page=0", {}, 401],
+      ["/api/v1/courses?page_size=101&q=%00", auth(), 400],
+      ["/api/v1/courses/999999", auth(), 404],
+      ["/api/v1/courses/abc", auth(), 404],
+      ["/api/v1/environment/schools/%E0%A4%A", auth(), 404],
+      ["/api/v1/course_stats?group_by=nothing", auth(), 400],
+      ["/api/v1/courses?university=ntu&semester=112-1", auth(), 200],
+    ];
+    for (const [path, headers, status] of cases) {
+      const slow = await throughGateway(s, () => s.get(path, headers));
+      const ran = await runOnLeanPath(s, path, headers);
+      expect(ran.status, path).toBe(status);
+      expectSameAnswer(ran, slow);
+    }
+  });
+
+  it("runs the operation of an answer not kept when the answer cache is off, as the gateway does", async () => {
+    const off = await serve({ ttlMs: 0 });
+    expect(off.answers.enabled).toBe(false);
+    for (const path of ["/api/v1/universities", "/api/v1/courses?limit=2", "/api/v1/courses?page=0", "/api/v1/courses/999999"]) {
+      const slow = await throughGateway(off, () => off.get(path, auth()));
+      const taken = off.taken;
+      const ran = await off.get(path, { ...auth(), "accept-encoding": "gzip" });
+      expect(off.taken).toBe(taken + 1);
+      expect(ran.status).toBe(slow.status);
+      expect(ran.body).toBe(slow.body);
+      const etag = ran.headers.etag;
+      if (ran.status === 200) {
+        expect(etag).toBe(slow.headers.etag);
+        expect((await off.get(path, { ...auth(), "if-none-match": etag! })).status).toBe(304);
+      }
+    }
+  });
+
+  it("leaves to the gateway what it must not take: other methods, odd paths", async () => {
     await s.get("/api/v1/universities", auth());
-    await s.get("/api/v1/courses?limit=1", auth());
     const taken = s.taken;
     expect((await s.get("/api/v1/universities", auth(), "HEAD")).status).toBe(200);
     expect((await s.get("/api/v1/universities", auth(), "POST")).status).toBe(405);
-    expect((await s.get("/api/v1/courses?page=0", auth())).status).toBe(400);
-    expect((await s.get("/api/v1/courses?page=0", auth())).status).toBe(400);
     expect((await s.get("/api/v1/universities/", auth())).status).toBe(404);
+    expect((await s.get("/api/v1/nothing", auth())).status).toBe(404);
     expect(s.taken).toBe(taken);
     // An absolute-form target is read as its path before the lean path sees it (src/request-target.ts): it takes it.
     const absolute = await new Promise<string>((resolve, reject) => {
@@ -332,6 +415,41 @@ describe("the lean path, for v1 answers", () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toBe((await s.get("/api/v1/universities", auth())).body);
     expect(s.taken).toBe(taken + 2);
+  });
+});
+
+describe("the lean path, for a GraphQL POST with the answer cache off", () => {
+  const auth = () => ({ authorization: `Bearer ${key}` });
+  it("reads the body and hands it on, parsed when it is a JSON object; the gateway answers it as it answers it unread", async () => {
+    const off = await serve({ ttlMs: 0 });
+    const bodies: [string, string | Buffer, Record<string, string>, "parsed" | "bytes"][] = [
+      ["a query", JSON.stringify({ query: "{ universities(first: 2) { nodes { code } } }" }), {}, "parsed"],
+      ["variables", JSON.stringify({ query: "query ($n: Int) { courses(first: $n) { totalCount } }", variables: { n: 1 } }), {}, "parsed"],
+      ["variables not an object", JSON.stringify({ query: "{ __typename }", variables: 3 }), {}, "parsed"],
+      ["no query", JSON.stringify({ variables: {} }), {}, "parsed"],
+      ["an empty object", "{}", {}, "bytes"],
+      ["null", "null", {}, "bytes"],
+      ["an array", JSON.stringify([{ query: "{ __typename }" }]), {}, "bytes"],
+      ["a number", "42", {}, "bytes"],
+      ["not JSON", "{ universities { nodes { code } } }", {}, "bytes"],
+      ["a byte-order mark", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"query":"{ __typename }"}')]), {}, "bytes"],
+      ["invalid UTF-8 (replaced, as the gateway decodes it)", Buffer.from([0x7b, 0x22, 0x71, 0xff, 0x22, 0x3a, 0x31, 0x7d]), {}, "parsed"],
+      ["text/plain", JSON.stringify({ query: "{ __typename }" }), { "content-type": "text/plain" }, "bytes"],
+      ["GraphQL's own type", JSON.stringify({ query: "{ __typename }" }), { "content-type": "application/graphql+json" }, "bytes"],
+      ["no key", JSON.stringify({ query: "{ __typename }" }), { authorization: "" }, "parsed"],
+    ];
+    for (const [what, body, headers, handed] of bodies) {
+      const all = { ...auth(), ...headers };
+      const slow = await throughGateway(off, () => off.post("/graphql", body, all));
+      const taken = off.taken;
+      const fast = await off.post("/graphql", body, all);
+      // Handed on, never answered by the lean path itself.
+      expect(off.taken, what).toBe(taken);
+      expect(off.handedBody, what).toBe(handed);
+      expect(fast.status, what).toBe(slow.status);
+      expect(fast.body, what).toBe(slow.body);
+      expect(stable(fast.headers), what).toEqual(stable(slow.headers));
+    }
   });
 });
 

@@ -32,7 +32,142 @@ export interface Case {
    * the first page's `total` makes the last (main.ts, lastPage).
    */
   last?: true;
+  /**
+   * The request PostGraphile (the peer, peer.ts) answers with the same rows:
+   * a POST body for its `/graphql`. Before the run the two answers are
+   * compared (main.ts): byte for byte where the gateway's answer is GraphQL
+   * too, by the ids and totals in them in order where it is REST's envelope.
+   */
+  peer?: string;
+  /** Run on the gateway and the peer alone (the GraphQL cases PostGraphile answers too), and not from memory. */
+  peerOnly?: true;
+  /**
+   * A page after a deep cursor: before the run, each server is walked this
+   * many courses into its list (`after` of its own cursors, main.ts), and the
+   * case's `after` variable is set to its cursor there.
+   */
+  after?: number;
 }
+
+/**
+ * The rules of the gateway's answers, in the peer's documents: public
+ * courses, newest semester first, then by id (PostGraphile's simplified
+ * names: `rowId` is a table's `id` column).
+ */
+const PUBLIC_COURSES = "condition: { isPublic: true }, orderBy: [SEMESTER_DESC, ROW_ID_ASC]";
+/** A course's fields in the gateway's document, and the same in the peer's. */
+const COURSE = "databaseId courseNameChinese courseNameEnglish instructor semester";
+const PEER_COURSE = "databaseId: rowId courseNameChinese courseNameEnglish instructor semester";
+/** A course's fields of one record, with its school. */
+const DETAIL = "department startDate endDate className courseNumber courseClass university { code nameZh nameEn }";
+
+const body = (query: string, variables?: Record<string, unknown>) => JSON.stringify(variables ? { query, variables } : { query });
+
+/** A case of GraphQL on `dataset` that the gateway and the peer both answer, with the same `data`. */
+const graphqlPair = (
+  name: string,
+  dataset: DatasetName,
+  gateway: string,
+  peer: string,
+  variables?: Record<string, unknown>,
+  peerVariables = variables,
+): Case => ({
+  name: `GraphQL ${name}`,
+  dataset,
+  method: "POST",
+  path: "/graphql",
+  body: body(gateway, variables),
+  peer: body(peer, peerVariables),
+  peerOnly: true,
+  connections: [1, 16],
+});
+
+/** How deep the deep-cursor case's page is. */
+const DEEP = 500;
+
+/** The cases PostGraphile answers too, on `dataset`: a list, nested lists, one record, a page with its total, a search, a deep page. */
+function peerCases(dataset: DatasetName, course: number): Case[] {
+  const ourNode = Buffer.from(`Course:${course}`).toString("base64");
+  const peerNode = Buffer.from(JSON.stringify(["Course", course])).toString("base64");
+  return [
+    graphqlPair(
+      "list",
+      dataset,
+      "{ universities(first: 20) { nodes { databaseId code nameZh nameEn } } }",
+      "{ universities(first: 20, orderBy: ROW_ID_ASC) { nodes { databaseId: rowId code nameZh nameEn } } }",
+    ),
+    graphqlPair(
+      "nested edges",
+      dataset,
+      `{ universities(first: 20) { nodes { code courses(first: 3) { edges { node { ${COURSE} } } } } } }`,
+      `{ universities(first: 20, orderBy: ROW_ID_ASC) { nodes { code courses(first: 3, ${PUBLIC_COURSES}) { edges { node { ${PEER_COURSE} } } } } } }`,
+    ),
+    graphqlPair(
+      "nested nodes",
+      dataset,
+      `{ universities(first: 20) { nodes { code courses(first: 3) { nodes { ${COURSE} } } } } }`,
+      `{ universities(first: 20, orderBy: ROW_ID_ASC) { nodes { code courses(first: 3, ${PUBLIC_COURSES}) { nodes { ${PEER_COURSE} } } } } }`,
+    ),
+    graphqlPair(
+      "course by id",
+      dataset,
+      `query ($id: Int!) { course(id: $id) { ${COURSE} ${DETAIL} } }`,
+      `query ($id: Int!) { course(rowId: $id) { ${PEER_COURSE} ${DETAIL} } }`,
+      { id: course },
+    ),
+    graphqlPair(
+      "node(id:)",
+      dataset,
+      `query ($id: ID!) { node(id: $id) { ... on Course { ${COURSE} ${DETAIL} } } }`,
+      `query ($id: ID!) { node(id: $id) { ... on Course { ${PEER_COURSE} ${DETAIL} } } }`,
+      { id: ourNode },
+      { id: peerNode },
+    ),
+    graphqlPair(
+      "page totalCount",
+      dataset,
+      `{ courses(first: 20) { totalCount edges { node { ${COURSE} } } } }`,
+      `{ courses(first: 20, ${PUBLIC_COURSES}) { totalCount edges { node { ${PEER_COURSE} } } } }`,
+    ),
+    graphqlPair(
+      "title search",
+      dataset,
+      `query ($q: String!) { courses(first: 20, q: $q) { totalCount nodes { ${COURSE} } } }`,
+      `query ($q: String!) { courses(first: 20, ${PUBLIC_COURSES}, filter: { or: [{ courseNameChinese: { includesInsensitive: $q } }, { courseNameEnglish: { includesInsensitive: $q } }] }) { totalCount nodes { ${PEER_COURSE} } } }`,
+      { q: "learning" },
+    ),
+    {
+      ...graphqlPair(
+        `page after ${DEEP}`,
+        dataset,
+        `query ($after: String) { courses(first: 20, after: $after) { edges { node { ${COURSE} } } } }`,
+        `query ($after: Cursor) { courses(first: 20, after: $after, ${PUBLIC_COURSES}) { edges { node { ${PEER_COURSE} } } } }`,
+      ),
+      after: DEEP,
+    },
+  ];
+}
+
+/** The documents that walk each server's course list by its own cursors, 100 at a time (main.ts). */
+export const WALK = {
+  gateway: "query ($after: String) { courses(first: 100, after: $after) { pageInfo { endCursor } } }",
+  peer: `query ($after: Cursor) { courses(first: 100, after: $after, ${PUBLIC_COURSES}) { pageInfo { endCursor } } }`,
+};
+
+/** The peer's documents for the REST operations it can answer: their rows, ids and totals as the operation's. */
+const REST_PEERS = {
+  courses: body(
+    `{ courses(first: 20, ${PUBLIC_COURSES}) { totalCount nodes { id: rowId className courseNumber courseClass courseNameChinese courseNameEnglish instructor instructorEnglish department departmentEnglish university { nameZh } semester startDate endDate } } }`,
+  ),
+  course: (id: number) =>
+    body(
+      "query ($id: Int!) { course(rowId: $id) { id: rowId className courseNumber courseClass courseNameChinese courseNameEnglish instructor instructorEnglish department departmentEnglish university { nameZh } semester startDate endDate teachingGoal teachingGoalEnglish teachingContent teachingContentEnglish classMemo isPublic } }",
+      { id },
+    ),
+  packs: body(
+    "{ hubPacks(first: 30, condition: { visibility: PUBLIC, safetyStatus: PASSED }, orderBy: [LATEST_PUBLISHED_AT_DESC, ROW_ID_ASC]) { totalCount nodes { id: rowId name summary assetType latestVersion subject educationLevel bloomLevels difficulty starCount installCount ownerName } } }",
+  ),
+};
 
 const NESTED = JSON.stringify({
   query:
@@ -110,14 +245,14 @@ export function cases(ids: { course: number; pack: string; word: string; school:
   const growth = { connections: [1, 16], growth: true };
   return [
     get("op 1 universities", "demo", "/api/v1/universities"),
-    get("op 2 courses", "demo", "/api/v1/courses", { bare: true }),
+    get("op 2 courses", "demo", "/api/v1/courses", { bare: true, peer: REST_PEERS.courses }),
     get("op 2 courses q", "demo", `/api/v1/courses?q=${encodeURIComponent(ids.word)}`, { bare: true }),
-    get("op 3 course", "demo", `/api/v1/courses/${ids.course}`, { bare: true }),
+    get("op 3 course", "demo", `/api/v1/courses/${ids.course}`, { bare: true, peer: REST_PEERS.course(ids.course) }),
     get("op 4 course_stats", "demo", "/api/v1/course_stats"),
     get("op 7 school environment", "demo", `/api/v1/environment/schools/${ids.school}`),
     get("op 8 history days=90", "demo", `/api/v1/environment/schools/${ids.school}/history?days=90`),
     get("op 9 snapshot limit=100", "demo", "/api/v1/environment/snapshot?limit=100"),
-    get("op 10 packs", "demo", "/api/v1/hub/packs", { bare: true }),
+    get("op 10 packs", "demo", "/api/v1/hub/packs", { bare: true, peer: REST_PEERS.packs }),
     get("op 11 pack", "demo", `/api/v1/hub/packs/${ids.pack}`),
     { name: "GraphQL nested", dataset: "demo", method: "POST", path: "/graphql", body: NESTED },
     get("GraphQL nested GET by hash", "demo", `/graphql?extensions=${encodeURIComponent(JSON.stringify(PERSISTED))}`, {
@@ -132,6 +267,9 @@ export function cases(ids: { course: number; pack: string; word: string; school:
       ...modernMcpCall("list_courses", { page_size: 20 }),
     },
     get("op 10 packs q", "demo", "/api/v1/hub/packs?q=quiz"),
+    // Beside PostGraphile (peer.ts), on the demo data and on 100,000 courses.
+    ...peerCases("demo", ids.course),
+    ...peerCases("large", ids.course),
     // Growth: the same operations on 1,000, 100,000 and 1,000,000 courses (each filter, a page 40 deep, every
     // grouping), and on 2.8 M observations (compared with the demo's 35 days, results.ts).
     ...(["courses-1k", "large", "taiwan"] as const).flatMap((dataset) => [

@@ -15,6 +15,14 @@ export const loadOf = (base: string, c: Case, key?: string): Load => ({
   ...(c.body === undefined ? {} : { body: c.body }),
 });
 
+/** The peer's request for case `c` (its `peer` body, to PostGraphile's `/graphql` at `base`; it takes no key). */
+export const peerLoadOf = (base: string, c: Case): Load => ({
+  url: `${base}/graphql`,
+  method: "POST",
+  headers: { "Content-Type": "application/json", Accept: "application/json" },
+  body: c.peer!,
+});
+
 /** Sends a persisted document's registration over a connection of its own; it must be answered 200. */
 export function register(base: string, body: string, key: string): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -21,12 +21,13 @@ import { openDatabase } from "../../src/db/driver.js";
 import { CLUSTER_DIR } from "../../src/db/cluster-dir.js";
 import { stopServer } from "../../src/db/embedded.js";
 import { benchReport } from "../report.js";
-import { type Case, cases } from "./cases.js";
+import { type Case, cases, WALK } from "./cases.js";
 import { DATASETS, type DatasetName, type Filled, fillDatabase } from "./datasets.js";
-import { cpuMs, freePorts, type Measured, memoryMiB, resetPeak, serverMiB, startNode } from "./process.js";
+import { cpuMs, freePorts, type Measured, memoryMiB, resetPeak, serverCpuMs, serverMiB, startNode } from "./process.js";
+import { grantPeer, installPeer, startPeer } from "./peer.js";
 import { deepTable, growthTable, type Result, summarize, table, writeDocs } from "./results.js";
 import { otlpSink } from "./otlp-sink.js";
-import { answer, loadOf, register } from "./load.js";
+import { answer, loadOf, peerLoadOf, register } from "./load.js";
 import { haveWrk, type Round, wrk } from "./wrk.js";
 
 const LINE = {
@@ -35,8 +36,9 @@ const LINE = {
                           [--connections 1,16,64] [--only TEXT] [--quick] [--docs]
 
 Measures the gateway under load (wrk over loopback) beside a bare node:http
-handler running the same SQL and a handler writing the same bytes from
-memory, on PostgreSQL (a new database on TEST_DATABASE_URL's server, default
+handler running the same SQL, a handler writing the same bytes from
+memory and PostGraphile v5 on the same database (installed into
+artifacts/postgraphile on its first run), on PostgreSQL (a new database on TEST_DATABASE_URL's server, default
 postgresql://postgres@127.0.0.1:5432/test) and on the embedded default (a
 DATA_DIR of its own). Prints a table of
 medians over --rounds interleaved rounds of --seconds each (defaults 3 and 1)
@@ -154,8 +156,58 @@ async function startGateway(env: Record<string, string>): Promise<{ server: Meas
   return { server, base: `http://127.0.0.1:${port}` };
 }
 
-/** The gateway with its answer cache off, the same with it on, with two workers, with traces on, and the two baselines. */
-type Target = "gateway" | "cached" | "workers" | "traced" | "bare" | "static";
+/** The gateway with its answer cache off, the same with it on, with two workers, with traces on, the two baselines, and PostGraphile. */
+type Target = "gateway" | "cached" | "workers" | "traced" | "bare" | "static" | "peer";
+
+/** What the peer may read: the tables its cases ask for, without their guarded columns (src/db/guards.ts). */
+const PEER_TABLES = { university: [], course: ["join_code"], hub_pack: ["payload"] };
+
+/** The ids (of courses, Packs, schools) and totals in an answer, in order: what a REST answer and the peer's share. */
+function idsAndTotals(text: string): { ids: unknown[]; totals: unknown[] } {
+  const ids: unknown[] = [];
+  const totals: unknown[] = [];
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value !== null && typeof value === "object")
+      for (const [name, inner] of Object.entries(value)) {
+        if (name === "id" || name === "databaseId") ids.push(inner);
+        else if (name === "total" || name === "totalCount") totals.push(inner);
+        else walk(inner);
+      }
+  };
+  walk(JSON.parse(text));
+  return { ids, totals };
+}
+
+/**
+ * A deep-cursor case as each server asks it: walked `c.after` courses into
+ * the list by the server's own cursors, 100 at a time, and its `after`
+ * variable set to the cursor there.
+ */
+async function afterCursor(c: Case, gatewayBase: string, peerBase: string | undefined, key: string): Promise<Case> {
+  if (!c.after) return c;
+  const walk = async (base: string, document: string, withKey: boolean): Promise<string> => {
+    let after: string | null = null;
+    for (let walked = 0; walked < c.after!; walked += 100) {
+      const load = {
+        ...loadOf(base, { ...c, body: JSON.stringify({ query: document, variables: { after } }) }, withKey ? key : undefined),
+      };
+      const got = JSON.parse((await answer(load)).text) as { data?: { courses?: { pageInfo?: { endCursor?: string } } } };
+      after = got.data?.courses?.pageInfo?.endCursor ?? null;
+      if (!after) throw new Error(`${c.name}: ${base} has no cursor ${walked + 100} courses in`);
+    }
+    return after!;
+  };
+  const withAfter = (text: string, after: string) => {
+    const parsed = JSON.parse(text) as { query: string; variables?: Record<string, unknown> };
+    return JSON.stringify({ ...parsed, variables: { ...parsed.variables, after } });
+  };
+  return {
+    ...c,
+    body: withAfter(c.body!, await walk(gatewayBase, WALK.gateway, true)),
+    ...(c.peer && peerBase ? { peer: withAfter(c.peer, await walk(peerBase, WALK.peer, false)) } : {}),
+  };
+}
 
 /**
  * The datasets of each kind. The growth sets run on PostgreSQL only: their
@@ -205,8 +257,9 @@ async function benchDatabase(kind: Kind, all: Map<DatasetName, Prepared>, result
 
 async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared, asked: Case[], results: Result[]) {
   report.progress.phase(`${kind}/${dataset}: starting`);
-  // Growth cases run on the gateway alone: the other servers start only for the rest.
-  const compared = asked.some((c) => !c.growth);
+  // Growth cases run on the gateway alone, the peer's on it and the peer: the other servers start only for the rest.
+  const compared = asked.some((c) => !c.growth && !c.peerOnly);
+  const peered = asked.some((c) => c.peer !== undefined);
   // On the embedded default the other processes join the server the first gateway started.
   const bareEnv: Record<string, string> = !compared
     ? {}
@@ -216,8 +269,20 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
         }
       : { BENCH_DATABASE_URL: prepared.env.DATABASE_URL! };
   const gateway = await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0" });
+  // PostGraphile, as a role of its own, on the database the gateway serves (on the embedded default, its server's socket).
+  const peer = peered
+    ? await startPeer(
+        await grantPeer(
+          kind === "embedded"
+            ? `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(join(prepared.env.DATA_DIR!, CLUSTER_DIR))}&port=5432`
+            : prepared.env.DATABASE_URL!,
+          PEER_TABLES,
+        ),
+      )
+    : undefined;
   const list: Case[] = [];
-  for (const c of asked) list.push(await lastPage(c, gateway.base, prepared.key));
+  for (const c of asked)
+    list.push(await afterCursor(await lastPage(c, gateway.base, prepared.key), gateway.base, peer?.base, prepared.key));
   const cached = compared ? await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "600000" }) : undefined;
   // The same with two worker processes (src/cluster.ts), cache off.
   const workers = compared ? await startGateway({ ...prepared.env, RESPONSE_CACHE_MS: "0", WEB_CONCURRENCY: "2" }) : undefined;
@@ -242,7 +307,20 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
       const got = await answer(loadOf(gateway.base, c, prepared.key));
       if (got.status !== 200 || /"success":false|"error"/.test(got.text))
         throw new Error(`${c.name}: the gateway answered ${got.status} ${got.text.slice(0, 300)}`);
-      bodies[c.path] = got.text;
+      if (peer && c.peer) {
+        // The same rows from both: GraphQL's data byte for byte, a REST envelope's ids and totals in order.
+        const theirs = await answer(peerLoadOf(peer.base, c));
+        const same =
+          c.method === "POST"
+            ? theirs.text === got.text
+            : JSON.stringify(idsAndTotals(theirs.text)) === JSON.stringify(idsAndTotals(got.text));
+        if (theirs.status !== 200 || !same)
+          throw new Error(
+            `${c.name}: PostGraphile's answer differs from the gateway's:\n${theirs.text.slice(0, 400)}\n${got.text.slice(0, 400)}`,
+          );
+      }
+      // The static handler answers by path: the peer's own cases are not its.
+      if (!c.peerOnly) bodies[c.path] = got.text;
     }
     const bodiesFile = join(work, `bodies-${kind}-${dataset}.json`);
     writeFileSync(bodiesFile, JSON.stringify(bodies));
@@ -261,6 +339,7 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
       traced: traced?.base ?? "",
       bare: `http://127.0.0.1:${barePort}`,
       static: `http://127.0.0.1:${staticPort}`,
+      peer: peer?.base ?? "",
     };
     for (const c of list.filter((c) => c.bare)) {
       const bare = await answer(loadOf(bases.bare, c));
@@ -278,12 +357,15 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
         const most = connections === Math.max(...counts);
         const targets = c.growth
           ? ["gateway"]
-          : [
-              "gateway",
-              ...(c.bare ? ["bare"] : []),
-              ...(middle ? ["cached", "static", "traced"] : []),
-              ...(most && workers ? ["workers"] : []),
-            ];
+          : c.peerOnly
+            ? ["gateway", "peer"]
+            : [
+                "gateway",
+                ...(c.bare ? ["bare"] : []),
+                ...(c.peer ? ["peer"] : []),
+                ...(middle ? ["cached", "static", "traced"] : []),
+                ...(most && workers ? ["workers"] : []),
+              ];
         for (const target of targets as Target[]) runs.push({ c, target, connections });
       }
     }
@@ -291,7 +373,10 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
     const warmUp = runs.filter(
       (run) => !runs.some((other) => other.c === run.c && other.target === run.target && other.connections > run.connections),
     );
-    const rounds = new Map<string, (Round & { cpuMsPerRequest: number; peakMiB: number; serverMiB?: number })[]>();
+    const rounds = new Map<
+      string,
+      (Round & { cpuMsPerRequest: number; peakMiB: number; serverMiB?: number; dbCpuMsPerRequest?: number })[]
+    >();
     const total = warmUp.length + runs.length * ROUNDS;
     report.progress.phase(`${kind}/${dataset}: load`, { total, unit: "steps" });
     let done = 0;
@@ -304,16 +389,22 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
           traced: traced?.server.pid ?? 0,
           bare: baseline?.pid ?? 0,
           static: baseline?.pid ?? 0,
+          peer: peer?.server.pid ?? 0,
         };
         const pid = pids[target];
+        const load = target === "peer" ? peerLoadOf(bases.peer, c) : loadOf(bases[target], c, prepared.key);
         resetPeak(pid);
+        const postmaster = prepared.postmaster();
         const cpu = cpuMs(pid);
+        const dbCpu = postmaster === undefined ? undefined : serverCpuMs(postmaster);
         // Round 0 is the warm-up: not kept.
-        const figures = await wrk(loadOf(bases[target], c, prepared.key), connections, round === 0 ? 1 : SECONDS);
+        const figures = await wrk(load, connections, round === 0 ? 1 : SECONDS);
         const used = cpuMs(pid) - cpu;
+        // The database's backends, all of them: the other servers' are idle meanwhile.
+        const dbUsed = dbCpu === undefined || postmaster === undefined ? undefined : serverCpuMs(postmaster) - dbCpu;
         // wrk stops with requests still queued (up to one per connection): one
         // more request waits behind them, so that the next run does not start on their backlog.
-        await answer(loadOf(bases[target], c, prepared.key));
+        await answer(load);
         report.progress.set(++done);
         if (figures.errors > 0) throw new Error(`${c.name} on ${target}: ${figures.errors} failed requests`);
         if (round === 0) continue;
@@ -324,6 +415,7 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
           {
             ...figures,
             cpuMsPerRequest: used / figures.requests,
+            ...(dbUsed === undefined ? {} : { dbCpuMsPerRequest: dbUsed / figures.requests }),
             peakMiB: memoryMiB(pid).peak,
             ...(server === undefined ? {} : { serverMiB: serverMiB(server) }),
           },
@@ -341,6 +433,7 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
           of("cached"),
           of("workers"),
           of("traced"),
+          of("peer"),
         );
         results.push(result);
         report.say(table([result], { header: false }));
@@ -348,6 +441,7 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
     }
   } finally {
     await baseline?.stop();
+    await peer?.server.stop();
     await gateway.server.stop();
     await cached?.server.stop();
     await workers?.server.stop();
@@ -358,6 +452,10 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
 const results: Result[] = [];
 const databases = new Map<Kind, Map<DatasetName, Prepared>>();
 try {
+  if (chosen().some((c) => c.peer !== undefined)) {
+    report.progress.phase("installing PostGraphile (artifacts/postgraphile)");
+    installPeer();
+  }
   report.progress.phase("building the gateway");
   const built = spawnSync(process.execPath, ["scripts/build.mjs"], { stdio: ["ignore", "ignore", "inherit"] });
   if (built.status !== 0) throw new Error("npm run build failed");

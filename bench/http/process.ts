@@ -17,10 +17,15 @@ export interface Measured {
 
 /**
  * Starts `node <script>` with `env` (through tsx when the script is TypeScript),
- * and resolves when `ready(output)` holds.
+ * and resolves when `ready(output)` holds. `node`: another Node binary than this one.
  */
-export async function startNode(script: string, env: Record<string, string>, ready: (output: string) => boolean): Promise<Measured> {
-  const child = spawn(process.execPath, [...(script.endsWith(".ts") ? ["--import", "tsx"] : []), script], {
+export async function startNode(
+  script: string,
+  env: Record<string, string>,
+  ready: (output: string) => boolean,
+  node = process.execPath,
+): Promise<Measured> {
+  const child = spawn(node, [...(script.endsWith(".ts") ? ["--import", "tsx"] : []), script], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -98,10 +103,30 @@ export function serverMiB(postmasterPid: number): number {
   return kb / 1024;
 }
 
-/** CPU time (user + system) the process and its descendants have used, in ms. */
-export function cpuMs(pid: number): number {
+/**
+ * CPU time (user + system) a PostgreSQL server's backends have used, in ms:
+ * the processes under its postmaster now, and those it has reaped (its
+ * children's times), so that a backend that ends between two readings is
+ * counted once in both.
+ */
+export function serverCpuMs(postmasterPid: number): number {
+  let reaped = 0;
+  try {
+    const stat = readFileSync(`/proc/${postmasterPid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    reaped = ((Number(fields[13]) + Number(fields[14])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    // gone
+  }
+  return tree(postmasterPid, true)
+    .slice(1)
+    .reduce((sum, pid) => sum + cpuMs(pid, false), reaped);
+}
+
+/** CPU time (user + system) the process and its descendants have used, in ms; `descendants` false: the process alone. */
+export function cpuMs(pid: number, descendants = true): number {
   let ticks = 0;
-  for (const p of tree(pid)) {
+  for (const p of descendants ? tree(pid) : [pid]) {
     try {
       const stat = readFileSync(`/proc/${p}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

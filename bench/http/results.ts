@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs";
 import type { Round } from "./wrk.js";
 
-type Measured = Round & { cpuMsPerRequest: number; peakMiB: number; serverMiB?: number };
+type Measured = Round & { cpuMsPerRequest: number; peakMiB: number; serverMiB?: number; dbCpuMsPerRequest?: number };
 
 export interface Result {
   database: "postgres" | "embedded";
@@ -18,6 +18,8 @@ export interface Result {
   workers?: Figures;
   /** The gateway with its answer cache off and OpenTelemetry traces on, every span exported. */
   traced?: Figures;
+  /** PostGraphile v5 on the same database (peer.ts), answering the same rows. */
+  peer?: Figures;
   /** Gateway requests per second over the bare handler's, and over the static one's. */
   ratios: {
     bare?: number;
@@ -27,6 +29,10 @@ export interface Result {
     workersOverOne?: number;
     tracedOverOff?: number;
     tracedP50OverOff?: number;
+    /** The gateway's requests per second over PostGraphile's. */
+    peer?: number;
+    /** The gateway's CPU per request, its process and the database's backends together, over PostGraphile's. */
+    cpuOverPeer?: number;
   };
 }
 
@@ -39,6 +45,8 @@ export interface Figures {
   peakMiB: number;
   /** The database server's memory (PSS) at the end of a round, the largest; absent where it could not be read. */
   serverMiB?: number;
+  /** The database's backends' CPU per request (all of them, while only this server was driven); absent where it could not be read. */
+  dbCpuMsPerRequest?: number;
 }
 
 /** The middle value (the mean of the two middle ones for an even count). */
@@ -55,7 +63,11 @@ const figures = (rounds: Measured[]): Figures => ({
   cpuMsPerRequest: median(rounds.map((r) => r.cpuMsPerRequest)),
   peakMiB: Math.max(...rounds.map((r) => r.peakMiB)),
   ...(rounds.some((r) => r.serverMiB !== undefined) ? { serverMiB: Math.max(...rounds.map((r) => r.serverMiB ?? 0)) } : {}),
+  ...(rounds.every((r) => r.dbCpuMsPerRequest !== undefined) ? { dbCpuMsPerRequest: median(rounds.map((r) => r.dbCpuMsPerRequest!)) } : {}),
 });
+
+/** CPU per request of a server and its database's backends together. */
+const allCpu = (f: Figures) => f.cpuMsPerRequest + (f.dbCpuMsPerRequest ?? 0);
 
 export function summarize(
   what: Pick<Result, "database" | "dataset" | "name" | "connections">,
@@ -65,6 +77,7 @@ export function summarize(
   cached: Measured[] | undefined,
   workers: Measured[] | undefined,
   traced?: Measured[] | undefined,
+  peer?: Measured[] | undefined,
 ): Result {
   const g = figures(gateway);
   const b = bare ? figures(bare) : undefined;
@@ -72,6 +85,7 @@ export function summarize(
   const c = cached ? figures(cached) : undefined;
   const w = workers ? figures(workers) : undefined;
   const t = traced ? figures(traced) : undefined;
+  const p = peer ? figures(peer) : undefined;
   return {
     ...what,
     gateway: g,
@@ -80,7 +94,9 @@ export function summarize(
     ...(c ? { cached: c } : {}),
     ...(w ? { workers: w } : {}),
     ...(t ? { traced: t } : {}),
+    ...(p ? { peer: p } : {}),
     ratios: {
+      ...(p ? { peer: g.perSecond / p.perSecond, cpuOverPeer: allCpu(g) / allCpu(p) } : {}),
       ...(s ? { static: g.perSecond / s.perSecond } : {}),
       ...(s && c ? { cachedOverStatic: c.perSecond / s.perSecond } : {}),
       ...(w ? { workersOverOne: w.perSecond / g.perSecond } : {}),
@@ -114,6 +130,14 @@ const COLUMNS = [
   "traced req/s",
   "traced÷off",
   "traced p50÷off",
+  "db CPU ms/req",
+  "peer req/s",
+  "peer p50",
+  "peer p99",
+  "peer CPU ms/req",
+  "peer db CPU ms/req",
+  "÷peer",
+  "CPU÷peer",
 ];
 
 const n = (x: number | undefined, digits = 0) =>
@@ -147,6 +171,14 @@ function cells(results: Result[]): string[][] {
     n(r.traced?.perSecond),
     n(r.ratios.tracedOverOff, 2),
     n(r.ratios.tracedP50OverOff, 2),
+    n(r.peer ? r.gateway.dbCpuMsPerRequest : undefined, 2),
+    n(r.peer?.perSecond),
+    n(r.peer?.p50Ms, 1),
+    n(r.peer?.p99Ms, 1),
+    n(r.peer?.cpuMsPerRequest, 2),
+    n(r.peer?.dbCpuMsPerRequest, 2),
+    n(r.ratios.peer, 2),
+    n(r.ratios.cpuOverPeer, 2),
   ]);
 }
 
@@ -174,7 +206,13 @@ function docsTables(results: Result[]): string {
   const groups: { title: string; from: number; to: number }[] = [
     { title: "The gateway", from: KEY, to: 10 },
     { title: "Beside a bare handler (`bare`, the same SQL without the gateway) and static bytes (`static`)", from: 10, to: 18 },
-    { title: "Two workers (`WEB_CONCURRENCY=2`), and traces on", from: 18, to: COLUMNS.length },
+    { title: "Two workers (`WEB_CONCURRENCY=2`), and traces on", from: 18, to: 23 },
+    {
+      title:
+        "Beside PostGraphile v5 (`peer`, the same rows on the same database; CPU per request of the server and, `db`, of the database's backends; `CPU÷peer` compares the two sums)",
+      from: 23,
+      to: COLUMNS.length,
+    },
   ];
   const rows = cells(results);
   return groups

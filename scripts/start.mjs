@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+// `npm start`: the gateway as production runs it, from the built JavaScript
+// of dist/ (no TypeScript tooling in the process: under tsx it held about 90
+// MiB more), built first when the sources changed since (scripts/built.mjs).
+// Its command line and settings are read by dist/src/main.js, in this process.
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { ensureBuilt } from "./built.mjs";
+import { tooOld } from "./node-version.mjs";
+
+const why = tooOld(process.version);
+if (why) {
+  process.stderr.write(`npm start: ${why}\n`);
+  process.exit(1);
+}
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+try {
+  ensureBuilt(root, (what) => process.stdout.write(`npm start: ${what}\n`));
+} catch (error) {
+  process.stderr.write(`npm start: ${error.message}\n`);
+  process.exit(error.exitCode ?? 1);
+}
+const main = join(root, "dist", "src", "main.js");
+process.argv = [process.argv[0], main, ...process.argv.slice(2)];
+await import(pathToFileURL(main).href);

@@ -24,6 +24,8 @@ import { type LeanPath, leanPath } from "./lean/path.js";
 import { useMcp, useMcpOrigins } from "./mcp/plugin.js";
 import { METRICS_PATH, useMetricsEndpoint } from "./plugins/metrics.js";
 import { type TrustedDocuments, usePersistedDocuments } from "./plugins/persisted-documents.js";
+import { PlannedDocuments, usePlannedDocuments } from "./plugins/planned-documents.js";
+import { MAX_COST } from "./schema/cost.js";
 import { ownerOf, surfaceOf, usePaths } from "./plugins/paths.js";
 import { type QueryLimitOptions, useQueryLimits } from "./plugins/query-limits.js";
 import { useRequestShare } from "./plugins/request-share.js";
@@ -111,6 +113,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     routeOf: (path) => routeOf(api, path),
     ...(guard ? { keyOutcomeOf: guard.outcomeOf } : {}),
   });
+  const compiledExecution = options.compile === false ? undefined : useCompiledExecution();
+  // Documents the lean path runs itself once the gateway has answered them; not while traces are on, whose
+  // spans the gateway's plugins make.
+  const plans = compiledExecution && !tracingOn() ? new PlannedDocuments() : undefined;
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -148,7 +154,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       useInputLimits(),
       ...useQueryLimits(options.queryLimits),
       // Before the plugins that wrap the execution: it replaces the executor they wrap.
-      ...(options.compile === false ? [] : [useCompiledExecution()]),
+      ...(compiledExecution ? [compiledExecution] : []),
+      ...(plans && compiledExecution ? [usePlannedDocuments({ plans, compiled: compiledExecution.compiled })] : []),
       useExecutionDeadline({ ms: requestTimeoutMs }),
       useRequestShare(),
       useConditionalGet(),
@@ -164,6 +171,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     mcpOrigins: { origins: options.corsOrigins, loopback: options.loopback },
     log: options.log,
     usage: options.usage,
+    graphql: plans && { plans, maxCost: options.queryLimits?.maxCost ?? MAX_COST, timeoutMs: requestTimeoutMs },
   });
   return Object.assign(yoga, { lean });
 }

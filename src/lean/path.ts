@@ -4,7 +4,9 @@
  * yoga's plugin chain, serialization, compression or a fresh `ETag` hash;
  * and so is every v1 `GET` whose answer is not kept: its operation runs here
  * (rest/api.ts, as yoga's REST plugin runs it), after the key check, and its
- * answer goes out with the headers the gateway gives it. It takes:
+ * answer goes out with the headers the gateway gives it; and so is a `POST
+ * /graphql` of a document the gateway has answered before ({@link planned},
+ * src/plugins/planned-documents.ts). It takes:
  *
  * - a v1 `GET` (its route and validated parameters name it, rest/api.ts), kept or not;
  * - a `GET /graphql` (its query string names it: a document's text or a
@@ -57,13 +59,20 @@ import { type AnswerCache, hasBytes, type KeptBytes } from "../cache/answers.js"
 import { type Encoding, encode, encodingFor } from "../http.js";
 import { type McpOriginOptions, mcpOriginCheck } from "../mcp/plugin.js";
 import { recordAccess, requestIdFrom } from "../plugins/access-log.js";
-import type { ApiKeyGuard, KeyCheck } from "../plugins/api-keys.js";
+import { type ApiKeyGuard, type KeyCheck, keyCheckedBefore } from "../plugins/api-keys.js";
+import { countCompiled, runCompiled } from "../plugins/compiled-execution.js";
+import { variablesProblem } from "../plugins/input-limits.js";
+import { type PlannedDocuments, planKey, planRequest } from "../plugins/planned-documents.js";
+import { costProblems } from "../plugins/query-limits.js";
+import { asOneRequest } from "../db/client.js";
+import { withDeadline } from "../db/availability.js";
+import { getVariableValues } from "graphql";
 import { etagOf, matches, notModifiedHeaders, PUBLIC_CACHE_CONTROL } from "../plugins/conditional.js";
 import { answerCorsHeaders, type CorsPolicy, securityHeaders } from "../plugins/cors.js";
 import { refusalBody, type Surface } from "../plugins/error-shapes.js";
 import { restUses } from "../usage/coordinates.js";
 import type { UsageRecorder } from "../usage/recorder.js";
-import { type LeanName, nameRequest } from "./keep.js";
+import { keepGraphQL, type LeanName, nameRequest } from "./keep.js";
 
 export interface LeanPathOptions {
   /** The v1 operations: their kept answers are served, and the others run here too. */
@@ -85,6 +94,20 @@ export interface LeanPathOptions {
   log?: Pick<Logger, "info" | "error"> | undefined;
   /** Where the uses of each request of an accepted key are counted (src/usage/recorder.ts). */
   usage?: Pick<UsageRecorder, "record"> | undefined;
+  /**
+   * The GraphQL documents the gateway has answered, which a `POST /graphql`
+   * of the same document runs here (src/plugins/planned-documents.ts), with
+   * the limits the gateway's execution has: unset, every one that is not
+   * kept goes to the gateway.
+   */
+  graphql?: { plans: PlannedDocuments; maxCost: number; timeoutMs: number } | undefined;
+}
+
+/** A `POST /graphql` body the lean path may run: a document, its variables and operation name, nothing else. */
+interface GraphQLBody {
+  query: string;
+  variables?: Record<string, unknown> | null;
+  operationName?: string | null;
 }
 
 /** What is known of a request taken: when it arrived, its id, its surface, its route's template and its path. */
@@ -111,7 +134,7 @@ const JSON_TYPE = "application/json; charset=utf-8";
 const MAX_KEYED_BODY = 32 * 1024;
 
 export function leanPath(options: LeanPathOptions): LeanPath {
-  const { api, answers, context, guard, cors, log, usage } = options;
+  const { api, answers, context, guard, cors, log, usage, graphql } = options;
   const originProblem = mcpOriginCheck(options.mcpOrigins);
 
   /** Writes one answer with the headers every answer has, and records it. */
@@ -236,6 +259,70 @@ export function leanPath(options: LeanPathOptions): LeanPath {
     const ran: KeptBytes = { status: done.status, bytes, headers: done.headers };
     if (done.status === 200) ran.etag = etagOf(bytes);
     writeKept(request, response, ran, served, checked);
+  }
+
+  /**
+   * A `POST /graphql` of a planned document: run here (the key checked, then
+   * the variables' limits, coercion and cost as the gateway checks them),
+   * and its answer written as the gateway writes it, and kept when the
+   * request was named; handed on to the gateway, its key marked as checked,
+   * whenever a check refuses it or the answer has an error, so that the
+   * refusal or error is the gateway's own. A document not planned yet is
+   * marked, to be planned once the gateway has answered it.
+   */
+  function planned(
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: Buffer,
+    started: number,
+    name: LeanName | undefined,
+    next: () => void,
+  ): void {
+    const parsed = graphql && context ? graphqlBody(request, body) : undefined;
+    if (!parsed || !graphql) {
+      handOn(request, body, next);
+      return;
+    }
+    const key = planKey(
+      request.headers.accept ?? "",
+      request.headers["content-type"] ?? "",
+      parsed.operationName ?? undefined,
+      parsed.query,
+    );
+    const plan = graphql.plans.get(key);
+    if (!plan) {
+      planRequest(request, key);
+      handOn(request, body, next);
+      return;
+    }
+    const served = servedAs(request, started, "graphql", "/graphql", "/graphql");
+    const run = async () => {
+      const checked = await checkKey(request, response, served);
+      if (checked === false) return;
+      const handOver = () => {
+        if (checked) keyCheckedBefore(request, checked);
+        handOn(request, body, next);
+      };
+      const variables = parsed.variables ?? {};
+      if (variablesProblem(variables) || getVariableValues(plan.schema, plan.operation.variables, variables).errors) return handOver();
+      const ctx = context!();
+      const call = { schema: plan.schema, document: plan.document, operationName: plan.operationName, variableValues: variables };
+      if (costProblems({ ...call, contextValue: ctx }, graphql.maxCost).length > 0) return handOver();
+      let result: Awaited<ReturnType<typeof runCompiled>>;
+      try {
+        const running = asOneRequest(() => runCompiled(plan.operation, ctx, variables));
+        result = await withDeadline(Promise.resolve(running), graphql.timeoutMs, "GraphQL execution");
+      } catch {
+        return handOver();
+      }
+      if (result.errors?.length) return handOver();
+      countCompiled();
+      const bytes = Buffer.from(JSON.stringify({ data: result.data }));
+      const headers = { "content-type": plan.contentType };
+      if (name && answers?.enabled) keepGraphQL(answers, name, bytes, plan.contentType, ctx.validForMs(), plan.uses);
+      writeKept(request, response, { status: 200, bytes, headers, uses: plan.uses }, served, checked);
+    };
+    guarded(request, response, served, run());
   }
 
   /** Runs `work` (which writes an answer), and writes a 500 in the surface's shape if it fails. */
@@ -366,7 +453,7 @@ export function leanPath(options: LeanPathOptions): LeanPath {
     readBody(request).then(
       (body) => {
         if (body === undefined) return response.destroy();
-        if (!answers) return handOn(request, body, next);
+        if (!answers) return planned(request, response, body, started, undefined, next);
         const name = surface === "graphql" ? graphqlPostName(request, body) : mcpName(request, body);
         const servable = () =>
           name !== undefined &&
@@ -376,8 +463,10 @@ export function leanPath(options: LeanPathOptions): LeanPath {
           serve(request, response, kept, servedAs(request, started, surface, `/${surface}`, `/${surface}`), id);
         };
         const compute = () => {
-          if (name) nameRequest(request, { ...name, since: answers.generation });
-          handOn(request, body, next);
+          const named = name && { ...name, since: answers.generation };
+          if (named) nameRequest(request, named);
+          if (surface === "graphql") planned(request, response, body, started, named, next);
+          else handOn(request, body, next);
         };
         const kept = name && answers.bytes(name.key);
         if (kept && servable()) return answerWith(kept);
@@ -460,6 +549,28 @@ function handOn(request: IncomingMessage, body: Buffer, next: () => void): void 
   }
   (request as IncomingMessage & { body?: unknown }).body = value;
   next();
+}
+
+/**
+ * A `POST /graphql` body that names a document by its text, as JSON with
+ * nothing but `query`, `variables` and `operationName`; undefined for any
+ * other (a persisted query's hash, extensions, a batch), which only the
+ * gateway answers.
+ */
+function graphqlBody(request: IncomingMessage, body: Buffer): GraphQLBody | undefined {
+  if (!request.headers["content-type"]?.startsWith("application/json")) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
+  const { query, variables, operationName, ...rest } = parsed as Record<string, unknown>;
+  if (Object.keys(rest).length > 0 || typeof query !== "string") return undefined;
+  if (!(variables === undefined || variables === null || (typeof variables === "object" && !Array.isArray(variables)))) return undefined;
+  if (!(operationName === undefined || operationName === null || typeof operationName === "string")) return undefined;
+  return parsed as GraphQLBody;
 }
 
 /** The whole body of a request whose declared length is small; undefined when it ends short or fails. */

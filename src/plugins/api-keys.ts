@@ -73,6 +73,19 @@ export interface KeyCheck {
   headers?: Record<string, string>;
 }
 
+/**
+ * Checks made before the gateway saw a request, by the Node request they
+ * were made for: the lean path (src/lean/path.ts) checked the key of a
+ * request it then handed on, and the request must not be checked (and
+ * counted against the key's limits) twice.
+ */
+const checkedBefore = new WeakMap<object, KeyCheck>();
+
+/** Records that `nodeRequest`'s key was checked, and let through, by `check`. */
+export function keyCheckedBefore(nodeRequest: object, check: KeyCheck): void {
+  checkedBefore.set(nodeRequest, check);
+}
+
 const REALM = 'Bearer realm="public-data-api"';
 
 /**
@@ -186,8 +199,15 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
 
   const plugin: Plugin = {
     async onRequest({ request, url, endResponse, serverContext }) {
-      const address = (serverContext as { req?: { socket?: { remoteAddress?: string } } }).req?.socket?.remoteAddress;
+      const nodeRequest = (serverContext as { req?: { socket?: { remoteAddress?: string } } }).req;
+      const address = nodeRequest?.socket?.remoteAddress;
       if (address) addresses.set(request, address);
+      const before = nodeRequest && checkedBefore.get(nodeRequest);
+      if (before) {
+        outcomes.set(request, before.outcome);
+        if (before.headers) granted.set(request, before.headers);
+        return;
+      }
       // REST routes call `authorize` themselves, after routing.
       const owner = ownerOf(url.pathname);
       const surface = owner === "graphql" || owner === "mcp" ? owner : undefined;

@@ -60,7 +60,7 @@ export interface CompiledExecutionOptions {
 }
 
 /** One compiled operation, with the variables it declares and the text it was parsed from. */
-interface Operation {
+export interface Operation {
   query: CompiledQuery;
   variables: readonly VariableDefinitionNode[];
   source: Source | undefined;
@@ -92,7 +92,33 @@ function asGraphQLJs(result: ExecutionResult, source: Source | undefined, starts
 /** A document's compiled operations, by operation name (`""`: the document's only one); null where it does not compile. */
 type Compiled = Map<string, Operation | null>;
 
-export function useCompiledExecution(options: CompiledExecutionOptions = {}): Plugin {
+/**
+ * The executions whose answer was graphql-jit's, without errors, by their
+ * context: an answer the lean path may give again by running the same
+ * compiled operation (src/plugins/planned-documents.ts).
+ */
+const compiledAnswers = new WeakSet<object>();
+
+/** Whether the execution of `context` was answered by its compiled operation, without errors. */
+export const answeredCompiled = (context: unknown): boolean =>
+  typeof context === "object" && context !== null && compiledAnswers.has(context);
+
+/** Counts an execution answered by a compiled operation. */
+export const countCompiled = (): void => graphqlExecutions.inc({ executor: "compiled" });
+
+/**
+ * Runs a compiled operation as the plugin runs it: with response paths as
+ * graphql-js gives them (src/schema/shared-paths.ts).
+ */
+export function runCompiled(operation: Operation, context: object, variables: Record<string, unknown>) {
+  sharePaths(context);
+  return operation.query.query(undefined, context, variables);
+}
+
+export function useCompiledExecution(options: CompiledExecutionOptions = {}): Plugin & {
+  /** The compiled form of one operation of `document` (compiled the first time it is asked for); null: it does not compile. */
+  compiled(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): Operation | null;
+} {
   const documents = new LRUCache<DocumentNode, Compiled>({ max: options.maxDocuments ?? 1_000 });
 
   /** The compiled form of one operation of `document`, compiled the first time it is asked for; null: it does not compile. */
@@ -117,6 +143,7 @@ export function useCompiledExecution(options: CompiledExecutionOptions = {}): Pl
   }
 
   return {
+    compiled,
     onExecute({ args, executeFn, setExecuteFn }) {
       const operation = compiled(args.schema, args.document, args.operationName);
       // graphql-js's coercion first: a call it refuses is answered by graphql-js itself.
@@ -130,7 +157,9 @@ export function useCompiledExecution(options: CompiledExecutionOptions = {}): Pl
         if (typeof call.contextValue === "object" && call.contextValue !== null) sharePaths(call.contextValue);
         const result = await operation.query.query(call.rootValue, call.contextValue, call.variableValues ?? {});
         if (!result.errors?.length || result.errors.some((error) => isUnavailable(error))) {
-          graphqlExecutions.inc({ executor: "compiled" });
+          countCompiled();
+          if (!result.errors?.length && typeof call.contextValue === "object" && call.contextValue !== null)
+            compiledAnswers.add(call.contextValue);
           return asGraphQLJs(result, operation.source, lines);
         }
         graphqlExecutions.inc({ executor: "graphql-js" });

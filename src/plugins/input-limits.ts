@@ -42,6 +42,15 @@ function badInput(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT", http: { status: 400 } } });
 }
 
+/** The first problem of a request's variables (`variable $name …`), if any. */
+export function variablesProblem(variables: Readonly<Record<string, unknown>> | undefined | null): string | undefined {
+  for (const [name, value] of Object.entries(variables ?? {})) {
+    const found = valueProblem(value);
+    if (found) return `variable $${name} ${found}`;
+  }
+  return undefined;
+}
+
 /** The first problem of a document's own literals (arguments and variable defaults), if any. */
 function documentProblem(document: DocumentNode): string | undefined {
   let problem: string | undefined;
@@ -69,15 +78,7 @@ export function useInputLimits(): Plugin {
         problem = documentProblem(args.document) ?? null;
         documentProblems.set(args.document, problem);
       }
-      if (problem === null) {
-        for (const [name, value] of Object.entries(args.variableValues ?? {})) {
-          const found = valueProblem(value);
-          if (found) {
-            problem = `variable $${name} ${found}`;
-            break;
-          }
-        }
-      }
+      if (problem === null) problem = variablesProblem(args.variableValues) ?? null;
       if (problem !== null) setResultAndStopExecution({ errors: [badInput(problem)] });
     },
   };

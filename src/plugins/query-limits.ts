@@ -25,7 +25,7 @@
  */
 import { blockFieldSuggestionsPlugin } from "@escape.tech/graphql-armor-block-field-suggestions";
 import { createComplexityRule } from "@pothos/plugin-complexity";
-import { type DocumentNode, GraphQLError, validate } from "graphql";
+import { type DocumentNode, GraphQLError, type GraphQLSchema, validate } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { MAX_COST } from "../schema/cost.js";
 import { DOCUMENT_BOUNDS, type DocumentBounds, documentShapeRule, isLimitCode, parseWithinTokens } from "../schema/document-limits.js";
@@ -77,70 +77,86 @@ export interface QueryCostOptions {
   maxCost: number;
 }
 
-/**
- * Refuses a request whose estimated cost is above `maxCost`, before it runs.
- * The cost depends on the variables (`first: $n`), so it is measured at
- * execution, not in GraphQL validation, whose result yoga caches per document.
- */
 /** Most priced variable sets remembered per document. */
 const PRICED_PER_DOCUMENT = 16;
 
+/**
+ * The requests found within a limit, by document, then by limit, operation
+ * name and variables: yoga parses a document once and hands out the same
+ * object, and a cost depends on nothing else (src/schema/cost.ts reads
+ * arguments only). Only requests within the limit are remembered; one above
+ * it is priced again, and refused again, each time.
+ */
+const withinLimit = new WeakMap<DocumentNode, Set<string>>();
+
+/** One execution as its cost is priced. */
+export interface PricedCall {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operationName?: string | null | undefined;
+  variableValues?: Readonly<Record<string, unknown>> | null | undefined;
+  contextValue: unknown;
+}
+
+/**
+ * Why a request may not run for its cost (QUERY_TOO_COSTLY above `maxCost`,
+ * or BAD_USER_INPUT for an argument its cost depends on that cannot be
+ * read); none when it may. The cost depends on the variables (`first: $n`),
+ * so it is priced per call, not in GraphQL validation, whose result yoga
+ * caches per document.
+ */
+export function costProblems(call: PricedCall, maxCost: number): GraphQLError[] {
+  const key = `${maxCost}\u0000${call.operationName ?? ""}\u0000${JSON.stringify(call.variableValues ?? {})}`;
+  let priced = withinLimit.get(call.document);
+  if (priced?.has(key)) return [];
+  const rule = createComplexityRule({
+    context: call.contextValue as object,
+    variableValues: (call.variableValues ?? {}) as Record<string, unknown>,
+    operationName: call.operationName ?? undefined,
+    validate: (result, report) => {
+      if (result.complexity > maxCost) {
+        report(
+          new GraphQLError(
+            `Query cost ${Math.ceil(result.complexity)} is above the limit of ${maxCost}: ask for smaller pages (first, limit, pageSize), fewer days or fewer aliases, or split the query`,
+            {
+              extensions: {
+                code: "QUERY_TOO_COSTLY",
+                cost: Math.ceil(result.complexity),
+                maxCost,
+                http: { status: 400 },
+              },
+            },
+          ),
+        );
+      }
+    },
+  });
+  // An argument the cost depends on that cannot be read (`nodes(ids: ["x"])`,
+  // a variable of the wrong type) leaves the request unpriced: it does not run.
+  const unreadable = (message: string) => new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT", http: { status: 400 } } });
+  let errors: GraphQLError[];
+  try {
+    errors = validate(call.schema, call.document, [rule]).map((e) => (e.extensions.code ? e : unreadable(e.message)));
+  } catch (error) {
+    errors = [unreadable(error instanceof GraphQLError ? error.message : "the arguments could not be read")];
+  }
+  if (errors.length > 0) return errors;
+  if (!priced) {
+    priced = new Set();
+    withinLimit.set(call.document, priced);
+  }
+  // The oldest goes first: a Set keeps the order its members were added in.
+  if (priced.size >= PRICED_PER_DOCUMENT) priced.delete(priced.values().next().value as string);
+  priced.add(key);
+  return [];
+}
+
+/** Refuses a request whose estimated cost is above `maxCost` ({@link costProblems}), before it runs. */
 function useQueryCost(options: QueryCostOptions): Plugin {
-  /**
-   * The requests found within this limit, by document, then by operation
-   * name and variables: yoga parses a document once and hands out the same
-   * object, and a cost depends on nothing else (src/schema/cost.ts reads
-   * arguments only). Only requests within the limit are remembered; one
-   * above it is priced again, and refused again, each time.
-   */
-  const withinLimit = new WeakMap<DocumentNode, Set<string>>();
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const key = `${args.operationName ?? ""}\u0000${JSON.stringify(args.variableValues ?? {})}`;
-      let priced = withinLimit.get(args.document);
-      if (priced?.has(key)) return;
-      const rule = createComplexityRule({
-        context: args.contextValue as object,
-        variableValues: (args.variableValues ?? {}) as Record<string, unknown>,
-        operationName: args.operationName,
-        validate: (result, report) => {
-          if (result.complexity > options.maxCost) {
-            report(
-              new GraphQLError(
-                `Query cost ${Math.ceil(result.complexity)} is above the limit of ${options.maxCost}: ask for smaller pages (first, limit, pageSize), fewer days or fewer aliases, or split the query`,
-                {
-                  extensions: {
-                    code: "QUERY_TOO_COSTLY",
-                    cost: Math.ceil(result.complexity),
-                    maxCost: options.maxCost,
-                    http: { status: 400 },
-                  },
-                },
-              ),
-            );
-          }
-        },
-      });
-      // An argument the cost depends on that cannot be read (`nodes(ids: ["x"])`,
-      // a variable of the wrong type) leaves the request unpriced: it does not run.
-      const unreadable = (message: string) => new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT", http: { status: 400 } } });
-      let errors: GraphQLError[];
-      try {
-        errors = validate(args.schema, args.document, [rule]).map((e) => (e.extensions.code ? e : unreadable(e.message)));
-      } catch (error) {
-        errors = [unreadable(error instanceof GraphQLError ? error.message : "the arguments could not be read")];
-      }
-      if (errors.length > 0) {
-        setResultAndStopExecution({ errors });
-        return;
-      }
-      if (!priced) {
-        priced = new Set();
-        withinLimit.set(args.document, priced);
-      }
-      // The oldest goes first: a Set keeps the order its members were added in.
-      if (priced.size >= PRICED_PER_DOCUMENT) priced.delete(priced.values().next().value as string);
-      priced.add(key);
+      const errors = costProblems(args, options.maxCost);
+      if (errors.length > 0) setResultAndStopExecution({ errors });
     },
   };
 }

@@ -10,6 +10,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { INT32_MAX } from "../input-limits.js";
 import { useEmbeddedServer } from "./embedded.js";
+import { statementNames } from "./statement-names.js";
 
 /** A connection to the database, whichever kind. */
 export interface Database {
@@ -139,7 +140,7 @@ async function openPostgres(connectionString: string, options: OpenOptions): Pro
   // `error`; unheard, that would end the process. The pool replaces it.
   const onConnectionError = (error: Error) => options.onConnectionError?.(error);
   pool.on("error", onConnectionError);
-  const adapter = new PrismaPg(pool, { onPoolError: () => undefined, onConnectionError });
+  const adapter = new PrismaPg(pool, { onPoolError: () => undefined, onConnectionError, statementNameGenerator: statementNames() });
   return {
     kind: "postgres",
     url: connectionString,

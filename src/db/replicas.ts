@@ -28,6 +28,7 @@
  *   replica leaves at once: a replica going away costs no request.
  */
 import { PrismaPg } from "@prisma/adapter-pg";
+import { statementNames } from "./statement-names.js";
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { readPostgresUrl } from "./urls.js";
@@ -179,7 +180,7 @@ export class ReadRouter {
         url,
         pool,
         checks: checkPool(url, checkMs),
-        factory: new PrismaPg(pool, { onPoolError: () => undefined, onConnectionError: lost }),
+        factory: new PrismaPg(pool, { onPoolError: () => undefined, onConnectionError: lost, statementNameGenerator: statementNames() }),
         state: "down" as ReplicaState,
         seen: false,
         lagMs: Number.POSITIVE_INFINITY,

@@ -17,7 +17,7 @@ import { createHash } from "node:crypto";
 import type { SqlQuery } from "@prisma/driver-adapter-utils";
 
 /** Most statement texts one process names. */
-export const MAX_NAMED = 256;
+const MAX_NAMED = 256;
 
 const READ = /^\s*(SELECT|WITH)\b/i;
 

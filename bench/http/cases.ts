@@ -164,8 +164,9 @@ const REST_PEERS = {
       "query ($id: Int!) { course(rowId: $id) { id: rowId className courseNumber courseClass courseNameChinese courseNameEnglish instructor instructorEnglish department departmentEnglish university { nameZh } semester startDate endDate teachingGoal teachingGoalEnglish teachingContent teachingContentEnglish classMemo isPublic } }",
       { id },
     ),
+  // PostGraphile names these enum values as PostgreSQL spells them.
   packs: body(
-    "{ hubPacks(first: 30, condition: { visibility: PUBLIC, safetyStatus: PASSED }, orderBy: [LATEST_PUBLISHED_AT_DESC, ROW_ID_ASC]) { totalCount nodes { id: rowId name summary assetType latestVersion subject educationLevel bloomLevels difficulty starCount installCount ownerName } } }",
+    "{ hubPacks(first: 30, condition: { visibility: public, safetyStatus: passed }, orderBy: [LATEST_PUBLISHED_AT_DESC, ROW_ID_ASC]) { totalCount nodes { id: rowId name summary assetType latestVersion subject educationLevel bloomLevels difficulty starCount installCount ownerName } } }",
   ),
 };
 

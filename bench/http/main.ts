@@ -43,7 +43,8 @@ postgresql://postgres@127.0.0.1:5432/test) and on the embedded default (a
 DATA_DIR of its own). Prints a table of
 medians over --rounds interleaved rounds of --seconds each (defaults 3 and 1)
 and writes them to artifacts/bench.json; with --docs, also into docs/performance.md.
---only keeps the cases whose name contains TEXT (or one of a comma-separated list). --quick runs one round of
+--only keeps the cases whose name contains TEXT (or one of a comma-separated list;
+=NAME keeps the case of that exact name, =NAME@DATASET of that dataset alone). --quick runs one round of
 every case, at 16 connections (growth cases at 1 and 16), on PostgreSQL.`,
   options: {
     databases: { type: "string", default: "postgres,embedded" },
@@ -233,7 +234,10 @@ function levels(kind: Kind, c: Case): number[] {
 /** The cases --only keeps (the demo's ids are stand-ins until it is filled: they name the cases' datasets alone). */
 function chosen(ids: Filled["ids"] = { course: 0, pack: "", word: "", school: "" }): Case[] {
   const only = values.only?.split(",");
-  return cases(ids).filter((c) => !only || only.some((text) => c.name.includes(text)));
+  // `=NAME` keeps the case of that exact name (and dataset, as `=NAME@DATASET`).
+  const keeps = (c: Case, text: string) =>
+    text.startsWith("=") ? [c.name, `${c.name}@${c.dataset}`].includes(text.slice(1)) : c.name.includes(text);
+  return cases(ids).filter((c) => !only || only.some((text) => keeps(c, text)));
 }
 
 /**

@@ -39,27 +39,56 @@ const HubPackVersion = builder.prismaObject("HubPackVersion", {
   }),
 });
 
+/**
+ * The columns every Pack row is read with: all but the README, which only
+ * its own field reads (`readmeMd` selects it), so that a list of Packs does
+ * not read every Pack's README. Their fields resolve from the row as it is:
+ * an exposed field selects its own column, a lookup per row and field in the
+ * Pothos prisma plugin (as Course's, ./course.ts).
+ */
+const PACK_COLUMNS = {
+  id: true,
+  name: true,
+  summary: true,
+  assetType: true,
+  subject: true,
+  educationLevel: true,
+  bloomLevels: true,
+  difficulty: true,
+  starCount: true,
+  installCount: true,
+  ownerName: true,
+  latestVersion: true,
+} as const;
+
 builder.prismaNode("HubPack", {
   description: "A public community teaching Pack that passed the safety check.",
+  select: PACK_COLUMNS,
   id: { field: "id", description: "Global ID of the Pack." },
   fields: (t) => ({
-    databaseId: t.exposeString("id", { ...jsonSchema({ minLength: 1 }), description: "The Pack's own id (the REST `id`)." }),
-    name: t.exposeString("name", { description: "Name." }),
-    summary: t.exposeString("summary", { nullable: true, description: "One-paragraph summary." }),
+    databaseId: t.string({ ...jsonSchema({ minLength: 1 }), description: "The Pack's own id (the REST `id`).", resolve: (p) => p.id }),
+    name: t.string({ description: "Name.", resolve: (p) => p.name }),
+    summary: t.string({ nullable: true, description: "One-paragraph summary.", resolve: (p) => p.summary }),
     readmeMd: t.exposeString("readmeMd", { nullable: true, description: "README in Markdown." }),
-    assetType: t.expose("assetType", { type: AssetType, description: "What the Pack contains." }),
-    latestVersion: t.exposeString("latestVersion", {
+    assetType: t.field({ type: AssetType, description: "What the Pack contains.", resolve: (p) => p.assetType }),
+    latestVersion: t.string({
       ...SEMVER,
       nullable: true,
       description: "Highest passed version in semantic-version order (`1.10.0` above `1.9.0`); null when none passed.",
+      resolve: (p) => p.latestVersion,
     }),
-    subject: t.exposeString("subject", { nullable: true, description: "Teaching Card: subject." }),
-    educationLevel: t.expose("educationLevel", { type: EducationLevel, nullable: true, description: "Teaching Card: education level." }),
-    bloomLevels: t.exposeStringList("bloomLevels", { description: "Teaching Card: Bloom's taxonomy levels." }),
-    difficulty: t.exposeString("difficulty", { nullable: true, description: "Teaching Card: difficulty." }),
-    starCount: t.exposeInt("starCount", { ...COUNT, description: "Community statistics: stars." }),
-    installCount: t.exposeInt("installCount", { ...COUNT, description: "Community statistics: installs." }),
-    ownerName: t.exposeString("ownerName", { nullable: true, description: "The publisher's display name." }),
+    subject: t.string({ nullable: true, description: "Teaching Card: subject.", resolve: (p) => p.subject }),
+    educationLevel: t.field({
+      type: EducationLevel,
+      nullable: true,
+      description: "Teaching Card: education level.",
+      resolve: (p) => p.educationLevel,
+    }),
+    bloomLevels: t.stringList({ description: "Teaching Card: Bloom's taxonomy levels.", resolve: (p) => p.bloomLevels }),
+    difficulty: t.string({ nullable: true, description: "Teaching Card: difficulty.", resolve: (p) => p.difficulty }),
+    starCount: t.int({ ...COUNT, description: "Community statistics: stars.", resolve: (p) => p.starCount }),
+    installCount: t.int({ ...COUNT, description: "Community statistics: installs.", resolve: (p) => p.installCount }),
+    ownerName: t.string({ nullable: true, description: "The publisher's display name.", resolve: (p) => p.ownerName }),
     versions: t.field({
       type: [HubPackVersion],
       description: "Versions that passed the safety check, newest first (same instant: higher version first).",

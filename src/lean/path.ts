@@ -292,7 +292,7 @@ export function leanPath(options: LeanPathOptions): LeanPath {
     const plan = graphql.plans.get(key);
     if (!plan) {
       planRequest(request, key);
-      handOn(request, body, next);
+      handOn(request, body, next, parsed);
       return;
     }
     const served = servedAs(request, started, "graphql", "/graphql", "/graphql");
@@ -301,7 +301,7 @@ export function leanPath(options: LeanPathOptions): LeanPath {
       if (checked === false) return;
       const handOver = () => {
         if (checked) keyCheckedBefore(request, checked);
-        handOn(request, body, next);
+        handOn(request, body, next, parsed);
       };
       const variables = parsed.variables ?? {};
       if (variablesProblem(variables) || getVariableValues(plan.schema, plan.operation.variables, variables).errors) return handOver();
@@ -536,10 +536,11 @@ function mcpName(request: IncomingMessage, body: Buffer): Omit<LeanName, "since"
  * size (a third of the CPU of the request's HTTP layer), and its parser takes
  * the object as it is. Anything else, or a body that is not a JSON object
  * with members, goes as its bytes, and yoga reads it as it reads any body.
+ * `parsed`: the body as the lean path has parsed it already, handed on as it is.
  */
-function handOn(request: IncomingMessage, body: Buffer, next: () => void): void {
-  let value: unknown = body;
-  if (request.url === "/graphql" && request.headers["content-type"]?.startsWith("application/json")) {
+function handOn(request: IncomingMessage, body: Buffer, next: () => void, parsed?: GraphQLBody): void {
+  let value: unknown = parsed ?? body;
+  if (parsed === undefined && request.url === "/graphql" && request.headers["content-type"]?.startsWith("application/json")) {
     try {
       const parsed: unknown = JSON.parse(body.toString("utf8"));
       if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && Object.keys(parsed).length > 0) value = parsed;

@@ -36,8 +36,8 @@ Resident memory of the gateway on the embedded default, and of its
 PostgreSQL beside it: after the first start, after 300 requests, during a
 60-day import, after a restart, and under 60 s of mixed kept and uncached
 reads at 16 connections (wrk). With DATABASE_URL set, the gateway serves
-that database instead. The gateway runs as \`npm start\` runs it (tsx), or
-with --built as \`npm run start:built\` does (run \`npm run build\` first).`,
+that database instead. The gateway runs through tsx, as the commands run, or
+with --built as \`npm start\` runs it, from dist/ (run \`npm run build\` first).`,
   options: { built: { type: "boolean", default: false } },
 });
 /** How the gateway is started: as `npm start` does, or from the production build. */

@@ -1,11 +1,11 @@
 /**
  * The gateway and its commands as this run's tests start them: compiled once
  * by the global setup (`npm run build -- --out …`, the same build as
- * `npm run start:built`) and run with plain `node`. Under tsx, as `npm start`
- * runs them, each process spends about a second of CPU more loading its
+ * `npm start` runs from dist/) and run with plain `node`. Under tsx, as the
+ * commands run, each process spends about a second of CPU more loading its
  * modules, and the suite starts some 200 of them. The tests of `npm start`
- * itself (test/newcomer.test.ts, test/docs.test.ts, test/config.test.ts) run
- * it with tsx as written.
+ * itself (test/newcomer.test.ts, test/operations/shutdown.test.ts) run it
+ * as written.
  */
 import { join } from "node:path";
 import { inject } from "vitest";

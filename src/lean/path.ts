@@ -506,6 +506,17 @@ function graphqlPostName(request: IncomingMessage, body: Buffer): Omit<LeanName,
   return { key: `graphql POST ${request.headers.accept ?? ""} ${type} ${body.toString("latin1")}`, get: false };
 }
 
+/** A body that is a JSON object (UTF-8), parsed; undefined for any other. */
+function jsonObject(body: Buffer): Record<string, unknown> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+}
+
 /**
  * An MCP `tools/call`'s name: the message as parsed (the SDK reads it so)
  * with its id set aside, and every header the SDK reads (`Accept`,
@@ -513,14 +524,9 @@ function graphqlPostName(request: IncomingMessage, body: Buffer): Omit<LeanName,
  * or one whose id is not a string or an integer, has none.
  */
 function mcpName(request: IncomingMessage, body: Buffer): Omit<LeanName, "since"> | undefined {
-  let message: unknown;
-  try {
-    message = JSON.parse(body.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-  if (typeof message !== "object" || message === null || Array.isArray(message)) return undefined;
-  const { id, method } = message as { id?: unknown; method?: unknown };
+  const message = jsonObject(body);
+  if (!message) return undefined;
+  const { id, method } = message;
   if (method !== "tools/call" || !(typeof id === "string" || Number.isSafeInteger(id))) return undefined;
   const headers = Object.entries(request.headers)
     .filter(([name]) => name === "accept" || name === "content-type" || name.startsWith("mcp-"))
@@ -541,12 +547,9 @@ function mcpName(request: IncomingMessage, body: Buffer): Omit<LeanName, "since"
 function handOn(request: IncomingMessage, body: Buffer, next: () => void, parsed?: GraphQLBody): void {
   let value: unknown = parsed ?? body;
   if (parsed === undefined && request.url === "/graphql" && request.headers["content-type"]?.startsWith("application/json")) {
-    try {
-      const parsed: unknown = JSON.parse(body.toString("utf8"));
-      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && Object.keys(parsed).length > 0) value = parsed;
-    } catch {
-      // Not JSON: yoga answers it as it answers any such body.
-    }
+    // Not a JSON object with members: yoga answers it as it answers any such body.
+    const object = jsonObject(body);
+    if (object && Object.keys(object).length > 0) value = object;
   }
   (request as IncomingMessage & { body?: unknown }).body = value;
   next();
@@ -560,18 +563,14 @@ function handOn(request: IncomingMessage, body: Buffer, next: () => void, parsed
  */
 function graphqlBody(request: IncomingMessage, body: Buffer): GraphQLBody | undefined {
   if (!request.headers["content-type"]?.startsWith("application/json")) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
-  const { query, variables, operationName, ...rest } = parsed as Record<string, unknown>;
+  const parsed = jsonObject(body);
+  if (!parsed) return undefined;
+  const { query, variables, operationName, ...rest } = parsed;
   if (Object.keys(rest).length > 0 || typeof query !== "string") return undefined;
   if (!(variables === undefined || variables === null || (typeof variables === "object" && !Array.isArray(variables)))) return undefined;
   if (!(operationName === undefined || operationName === null || typeof operationName === "string")) return undefined;
-  return parsed as GraphQLBody;
+  // Each member was checked above.
+  return parsed as unknown as GraphQLBody;
 }
 
 /** The whole body of a request whose declared length is small; undefined when it ends short or fails. */

@@ -87,3 +87,23 @@ export function placeRange(args: CourseFilterArgs, skip: number, take: number): 
   const range = { gte: first, lte: first + take - 1 };
   return { place: semester === undefined ? { inAll: range } : { semester, inSemester: range } };
 }
+
+/**
+ * The same page of several schools' lists at once (`University.courses`
+ * without a cursor): places `skip + 1` to `skip + take` of each school's list
+ * (of its `semester`, when given) as a filter of the courses, so that the
+ * pages of every school a request lists are one statement that reads those
+ * courses alone, from the places' index. A school is known by its id here,
+ * so its own places are its list.
+ */
+export function schoolsPlaceRange(
+  schools: readonly number[],
+  semester: string | undefined,
+  skip: number,
+  take: number,
+): Prisma.CourseWhereInput {
+  const first = Math.min(skip, MAX_SKIP) + 1;
+  const range = { gte: first, lte: first + take - 1 };
+  const universityId = { in: [...schools] };
+  return { place: semester === undefined ? { universityId, inSchool: range } : { universityId, semester, inSchoolSemester: range } };
+}

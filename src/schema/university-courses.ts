@@ -1,8 +1,11 @@
 /**
  * A school's courses (`University.courses`). Without `q`, every school a
- * request lists is read in one statement, each school's page limited in the
- * database (a LATERAL join with LIMIT), and their totals in another from the
- * import's counts. With `q`, the school's title search (./title-search.ts)
+ * request lists is read in one statement: without a cursor, each school's
+ * page is a range of its places (./course-places.ts), which reads the page's
+ * courses alone; after a cursor or backwards, each school's page is limited
+ * in the database (a LATERAL join with LIMIT, which builds a row of every
+ * course of the school before it cuts). Their totals come in another
+ * statement, from the import's counts. With `q`, the school's title search (./title-search.ts)
  * reads the school's part of a piece's list, never every course of the school.
  */
 import DataLoader from "dataloader";
@@ -11,6 +14,7 @@ import { present } from "./arguments.js";
 import { builder } from "./builder.js";
 import { pageCost } from "./cost.js";
 import { COURSE_ORDER, type ConnectionQuery, connectionTotal, courseFilter, searchedCourses } from "./course.js";
+import { schoolsPlaceRange } from "./course-places.js";
 
 type CourseRow = Awaited<ReturnType<typeof searchedCourses>>[number];
 
@@ -38,6 +42,20 @@ function schoolPages(ctx: Context, query: ConnectionQuery, semester: string | un
   let loader = pages.get(key);
   if (!loader) {
     loader = new DataLoader(async (schools: readonly number[]) => {
+      const { cursor, skip, take, ...selection } = query;
+      if (cursor === undefined && take >= 0) {
+        // Each row says its school, to be dealt out below.
+        const select = selection.select && { ...selection.select, universityId: true };
+        const rows = await ctx.prisma.course.findMany({
+          ...selection,
+          ...(select && { select }),
+          where: schoolsPlaceRange(schools, semester, skip ?? 0, take),
+          orderBy: COURSE_ORDER,
+        });
+        const bySchool = new Map<number, CourseRow[]>(schools.map((school) => [school, []]));
+        for (const row of rows) bySchool.get((row as { universityId: number }).universityId)?.push(row as CourseRow);
+        return schools.map((school) => bySchool.get(school) ?? []);
+      }
       const found = await ctx.prisma.university.findMany({
         where: { id: { in: [...schools] } },
         select: { id: true, courses: { ...query, where: courseFilter({ semester }), orderBy: COURSE_ORDER } },

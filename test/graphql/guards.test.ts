@@ -72,4 +72,26 @@ describe("guards on /graphql (canary export)", () => {
     expect(packs.map((p) => p.id)).toEqual(["pk_public"]);
     await prisma.$disconnect();
   });
+
+  it("the read client captures no call site: a query makes no Error for Prisma to print a code frame from (src/db/client.ts)", async () => {
+    const { createReadClient } = await import("../../src/db/client.js");
+    const prisma = createReadClient(t.db);
+    await prisma.course.findMany({ take: 1 });
+    const Original = globalThis.Error;
+    let made = 0;
+    globalThis.Error = new Proxy(Original, {
+      construct(target, args, newTarget) {
+        made += 1;
+        return Reflect.construct(target, args, newTarget) as object;
+      },
+    });
+    try {
+      expect((await prisma.course.findMany({ take: 2, select: { id: true } })).length).toBe(2);
+    } finally {
+      globalThis.Error = Original;
+    }
+    // Prisma's default format makes one (its "call site", a stack trace) on every query.
+    expect(made).toBe(0);
+    await prisma.$disconnect();
+  });
 });

@@ -72,11 +72,13 @@ describe.each([
     const body = await t.graphql(`{ universities { nodes { courses(first: 2) { nodes { databaseId } } } } }`);
     expect(body.errors).toBeUndefined();
     expect(body.data?.universities.nodes.every((u: { courses: { nodes: unknown[] } }) => u.courses.nodes.length === 2)).toBe(true);
-    // One statement, which limits each school's courses in the database (relationJoins: a LATERAL
-    // join with LIMIT), instead of fetching every course of every school and cutting in memory.
+    // One statement, which reads each school's first courses by their places in the school's list
+    // (src/schema/course-places.ts), instead of every course of every school: neither cut in memory
+    // nor built into JSON for every course of the school before a LATERAL join's LIMIT.
     const courses = t.statements.filter((sql) => sql.includes('"public"."course"'));
     expect(courses.length).toBe(1);
-    expect(courses[0]).toMatch(/LEFT JOIN LATERAL[\s\S]*"public"\."course"[\s\S]*LIMIT/);
+    expect(courses[0]).toMatch(/"public"\."course_place"[\s\S]*"in_school"/);
+    expect(courses[0]).not.toMatch(/LATERAL|JSONB_AGG/);
   });
 
   it("reads a course's syllabus columns only for a query that asks for them", async () => {

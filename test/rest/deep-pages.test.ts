@@ -260,3 +260,37 @@ describe("the courses connection, by cursor", () => {
     expect(await rest(f, 3, 20)).toEqual(expected);
   });
 });
+
+describe("every school's courses in one document (University.courses under universities)", () => {
+  it.each([
+    [1, undefined],
+    [3, undefined],
+    [20, undefined],
+    [5, "113-1"],
+    [2, "099-9"],
+  ] as const)("first %i of semester %s: each school's first courses of the scan, read by place", async (first, semester) => {
+    t.statements.length = 0;
+    const body = await t.graphql(
+      `query ($f: Int!, $s: String) { universities { nodes { code courses(first: $f, semester: $s) { totalCount nodes { databaseId } pageInfo { hasNextPage } } } } }`,
+      { f: first, s: semester ?? null },
+    );
+    expect(body.errors).toBeUndefined();
+    const schools = body.data!.universities.nodes as {
+      code: string;
+      courses: { totalCount: number; nodes: { databaseId: number }[]; pageInfo: { hasNextPage: boolean } };
+    }[];
+    expect(schools).toHaveLength(16);
+    for (const school of schools) {
+      // A school's own list: NTU2 shares NTU's Chinese name, not its code.
+      const all = await scan({ university: school.code, ...(semester && { semester }) });
+      expect(
+        school.courses.nodes.map((c) => c.databaseId),
+        school.code,
+      ).toEqual(all.slice(0, first));
+      expect([school.courses.totalCount, school.courses.pageInfo.hasNextPage]).toEqual([all.length, all.length > first]);
+    }
+    const courses = t.statements.filter((sql) => /"course"(?!_)/.test(sql));
+    expect(courses).toHaveLength(1);
+    expect(courses[0]).toContain(semester ? '"in_school_semester"' : '"in_school"');
+  });
+});

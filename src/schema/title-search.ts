@@ -126,23 +126,30 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
   const filtered = university !== null || universityId !== null || semester !== null;
   const path = longTermPath(q);
   const pattern = Prisma.sql`('%' || ${needle}::text || '%')`;
-  // Conditions on the parameters alone, which PostgreSQL decides once per statement.
-  const short = Prisma.sql`(char_length(lower(${q}::text)) <= ${GRAM_CHARS}::int)`;
-  const byPieces = Prisma.sql`(${short} OR ${path}::text = 'pieces')`;
-  const byWords = Prisma.sql`(NOT ${short} AND ${path}::text = 'words')`;
-  const byPairs = Prisma.sql`(NOT ${short} AND ${path}::text = 'pairs')`;
-  const byKeys = Prisma.sql`(${byWords} OR ${byPairs})`;
-  const byTrigram = Prisma.sql`(NOT ${short} AND ${path}::text = 'trigram')`;
+  // How the term finds its titles, written into the statement as constants: PostgreSQL then plans only the
+  // branches the term takes, and each way has a statement of its own, whose generic plan it keeps (with these
+  // as parameters, it planned every branch on every search, since a plan for the parameters it was given
+  // looked far cheaper: three times the database's CPU of the search itself).
+  // A term's characters are its code points, as `char_length` counts them (`lower` maps each to one).
+  const isShort = [...q].length <= GRAM_CHARS;
+  const short = constant(isShort);
+  const byPieces = constant(isShort || path === "pieces");
+  const byWords = constant(!isShort && path === "words");
+  const byPairs = constant(!isShort && path === "pairs");
+  const byKeys = constant(!isShort && (path === "words" || path === "pairs"));
+  const byTrigram = constant(!isShort && path === "trigram");
   // The term's pieces: itself when short, else each two characters in a row.
   const termPieces = Prisma.sql`SELECT DISTINCT
              CASE WHEN ${short} THEN lower(${q}::text) ELSE substr(lower(${q}::text), i, ${GRAM_CHARS}::int) END AS gram
         FROM generate_series(1, GREATEST(char_length(lower(${q}::text)) - 1, 1)) AS i`;
   // Whether the title of course_place `p` holds the term.
   const titleHolds = Prisma.sql`EXISTS (SELECT FROM course_title ti WHERE ti.id = p.title_id AND (ti.name_zh ILIKE ${pattern} OR ti.name_en ILIKE ${pattern}))`;
-  const theirs = Prisma.sql`(${university}::text IS NULL OR s.university_id IN (
+  // The filter's one school, found by the statement; none without a school in the filter.
+  const schoolId = university === null && universityId === null ? Prisma.sql`NULL::int` : Prisma.sql`(SELECT id FROM school)`;
+  const theirs = Prisma.sql`(${constant(university === null)} OR s.university_id IN (
                                SELECT id FROM university WHERE code_key = lower(${university}::text) OR name_zh = ${university}::text))
-                       AND (${universityId}::int IS NULL OR s.university_id = ${universityId}::int)
-                       AND (${semester}::text IS NULL OR s.semester = ${semester}::text)`;
+                       AND (${constant(universityId === null)} OR s.university_id = ${universityId}::int)
+                       AND (${constant(semester === null)} OR s.semester = ${semester}::text)`;
   const [row] = await prisma.$queryRaw<{ total: number; at: number | null; page: number[] | null }[]>`
     WITH pieces AS (
       ${termPieces}
@@ -159,16 +166,16 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
       SELECT CASE WHEN count(*) = 1 THEN min(id) END AS id
         FROM (SELECT id FROM university
                WHERE id = ${universityId}::int
-                  OR (${university}::text IS NOT NULL AND (code_key = lower(${university}::text) OR name_zh = ${university}::text))
+                  OR (${constant(university !== null)} AND (code_key = lower(${university}::text) OR name_zh = ${university}::text))
                LIMIT 2) AS matched
     ),
     -- The term's pieces in that school: the shortest part holds every course of the school that holds the term.
     school_pieces AS (
       ${termPieces}
-       WHERE (SELECT id FROM school) IS NOT NULL
+       WHERE ${schoolId} IS NOT NULL
     ),
     school_found AS (
-      SELECT g.courses FROM school_pieces p JOIN course_gram_school g ON g.gram = p.gram AND g.university_id = (SELECT id FROM school)
+      SELECT g.courses FROM school_pieces p JOIN course_gram_school g ON g.gram = p.gram AND g.university_id = ${schoolId}
     ),
     school_part AS (
       SELECT CASE WHEN (SELECT count(*) FROM school_found) < (SELECT count(*) FROM school_pieces) THEN '{}'::int[]
@@ -199,27 +206,27 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
              sum > 0 AND (${skip}::float8 + ${window.take}::int) * COALESCE((SELECT max(in_all) FROM course_place), 0)
                          < ${WALK_FACTOR}::float8 * sum * sum AS yes
         FROM (SELECT COALESCE(sum(courses), 0) AS sum FROM titles
-               WHERE NOT ${short} AND NOT (SELECT word FROM one) AND NOT ${filtered}::boolean
-                 AND ${cursor}::int IS NULL AND ${window.take}::int >= 0) AS sums
+               WHERE NOT ${short} AND NOT (SELECT word FROM one) AND NOT ${constant(filtered)}
+                 AND ${constant(cursor === null)} AND ${constant(window.take >= 0)}) AS sums
     ),
     -- Materialized: its list is computed once, though the statement reads it four times.
     list AS MATERIALIZED (
       SELECT CASE WHEN (SELECT yes FROM walk) THEN NULL
-                  WHEN (SELECT id FROM school) IS NOT NULL AND ${short} AND ${semester}::text IS NULL THEN (SELECT courses FROM school_part)
+                  WHEN ${schoolId} IS NOT NULL AND ${short} AND ${constant(semester === null)} THEN (SELECT courses FROM school_part)
                   -- A semester's courses of the school, in order, that the part holds (and whose title holds the term).
-                  WHEN (SELECT id FROM school) IS NOT NULL AND ${semester}::text IS NOT NULL
+                  WHEN ${schoolId} IS NOT NULL AND ${constant(semester !== null)}
                   THEN ARRAY(SELECT p.id FROM course_place p
-                              WHERE p.university_id = (SELECT id FROM school) AND p.semester = ${semester}::text
+                              WHERE p.university_id = ${schoolId} AND p.semester = ${semester}::text
                                 AND (p.id IN (SELECT unnest(courses) FROM school_part)) IS TRUE AND (${short} OR ${titleHolds})
                               ORDER BY p.in_school_semester)
-                  WHEN (SELECT id FROM school) IS NOT NULL
+                  WHEN ${schoolId} IS NOT NULL
                   THEN ARRAY(SELECT u.id FROM unnest((SELECT courses FROM school_part)) WITH ORDINALITY AS u(id, n)
                                JOIN course_place p ON p.id = u.id
                               WHERE ${titleHolds}
                               ORDER BY u.n)
                   WHEN ${byPieces} AND rarest.gram IS NULL THEN '{}'::int[]
-                  WHEN ${short} AND NOT ${filtered}::boolean THEN (SELECT courses FROM course_gram WHERE course_gram.gram = rarest.gram)
-                  WHEN (SELECT word FROM one) AND NOT ${filtered}::boolean THEN (SELECT courses FROM words)
+                  WHEN ${short} AND NOT ${constant(filtered)} THEN (SELECT courses FROM course_gram WHERE course_gram.gram = rarest.gram)
+                  WHEN (SELECT word FROM one) AND NOT ${constant(filtered)} THEN (SELECT courses FROM words)
                   WHEN NOT ${byPieces} OR (SELECT cardinality(titles) FROM rare) <= ${DIRECT_SHARE}::float8 * (SELECT reltuples FROM pg_class WHERE oid = 'course_title'::regclass)
                   THEN ARRAY(SELECT s.id FROM course_search s WHERE s.title_id IN (SELECT id FROM titles) AND ${theirs} ORDER BY s.semester DESC, s.id)
                   ELSE ARRAY(
@@ -232,7 +239,7 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
     ),
     placed AS MATERIALIZED (
       SELECT ids, COALESCE(cardinality(ids), 0) AS total,
-             CASE WHEN ${cursor}::int IS NULL THEN NULL ELSE array_position(ids, ${cursor}::int) END AS at
+             CASE WHEN ${constant(cursor === null)} THEN NULL ELSE array_position(ids, ${cursor}::int) END AS at
         FROM list
     )
     SELECT (CASE WHEN walk.yes THEN walk.sum ELSE placed.total END)::int AS total, at::int AS at,
@@ -240,7 +247,7 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
                 -- The hashed test of each course's title (a subquery PostgreSQL cannot turn into a join) keeps the walk in order.
                 THEN ARRAY(SELECT p.id FROM course_place p WHERE (p.title_id IN (SELECT id FROM titles)) IS TRUE
                             ORDER BY p.in_all LIMIT GREATEST(${window.take}::int, 0) OFFSET ${skip}::int)
-                WHEN ${window.take}::int >= 0
+                WHEN ${constant(window.take >= 0)}
                 THEN ids[COALESCE(at, 1) + ${skip}::int : COALESCE(at, 1) + ${skip}::int + ${window.take}::int - 1]
                 ELSE ids[COALESCE(at, total) - ${skip}::int + ${window.take}::int + 1 : COALESCE(at, total) - ${skip}::int]
            END AS page
@@ -248,6 +255,9 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
   if (!row || (cursor !== null && row.at === null)) return undefined;
   return { total: row.total, ids: row.page ?? [] };
 }
+
+/** A condition decided before the statement is sent, written into it. */
+const constant = (value: boolean): Prisma.Sql => Prisma.raw(value ? "TRUE" : "FALSE");
 
 /** The number of courses matching `args` (with `q`). */
 export async function titleSearchTotal(prisma: ReadClient, args: CourseFilterArgs): Promise<number> {

@@ -20,6 +20,8 @@ import { DEMO_UNIVERSITIES } from "../../src/demo/index.js";
 import { taiwanExportChunks } from "../../src/demo/taiwan.js";
 import type { ExportCourse } from "../../src/demo/types.js";
 import { exportDocument } from "../../src/import/records.js";
+import { createReadClient, type QueryEvent } from "../../src/db/client.js";
+import { type CourseFilterArgs, titleSearch } from "../../src/schema/title-search.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 
 /** Titles that hold what a search can get wrong, beside the generated ones. */
@@ -262,3 +264,40 @@ describe("title search", () => {
     expect(await differs(chineseOnly), "Chinese title only").toBe(true);
   }, 120_000);
 });
+
+describe("the title search's statement", () => {
+  /** A value as an SQL literal, for EXECUTE. */
+  const literal = (value: unknown) =>
+    value === null ? "NULL" : typeof value === "number" ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
+
+  it.each<[string, CourseFilterArgs]>([
+    ["a word's piece", { q: "learn" }],
+    ["two words", { q: "machine learning" }],
+    ["two characters", { q: "資料" }],
+    ["three words", { q: "intro to data" }],
+    ["two characters in a school", { q: "資料", universityId: 1 }],
+  ])("%s: PostgreSQL plans it once, and keeps that plan (its generic one) for every later search of the kind", async (_name, args) => {
+    const events: QueryEvent[] = [];
+    const prisma = createReadClient(t.db, { onQuery: (e) => events.push(e) });
+    try {
+      await titleSearch(prisma, args, { skip: 0, take: 20 });
+    } finally {
+      await prisma.$disconnect();
+    }
+    expect(events).toHaveLength(1);
+    const { query, params } = events[0]!;
+    const values = (JSON.parse(params) as unknown[]).map(literal).join(", ");
+    // As the gateway sends it: a named statement, run again and again on one connection.
+    const [plans] = await t.db.transaction(async (tx) => {
+      await tx.exec(`PREPARE search AS ${query}; ${`EXECUTE search(${values}); `.repeat(8)}`);
+      const found = await tx.query<{ generic: number; custom: number }>(
+        "SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name = 'search'",
+      );
+      await tx.exec("DEALLOCATE search");
+      return found;
+    });
+    // Five runs planned for their parameters, then the generic plan, chosen because it costs no more.
+    expect(plans).toEqual({ generic: 3, custom: 5 });
+  });
+});
+

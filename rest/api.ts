@@ -14,7 +14,6 @@ import { loadOperations } from "./operations.js";
 import { type RawArgs, readParams } from "./params.js";
 import { ROUTES, type Route } from "./routes.js";
 import { type DerivedSchemas, deriveSchemas } from "./schemas.js";
-import { asOneRequest } from "../src/db/client.js";
 import { type AnswerCache, type CachedAnswer, KeptText } from "../src/cache/answers.js";
 import { etagOf } from "../src/plugins/conditional.js";
 import { inSpan } from "../src/observe/tracing.js";
@@ -245,7 +244,7 @@ export class RestApi {
       const attributes = { "graphql.operation.type": "query", "graphql.operation.name": route.operation };
       const result = await inSpan(`query ${route.operation}`, attributes, async (span) => {
         const done = await withDeadline(
-          Promise.resolve(asOneRequest(() => run(route.variables(values as never), context))),
+          Promise.resolve(run(route.variables(values as never), context)),
           this.timeoutMs,
           `operation ${route.operation}`,
         );

@@ -2,11 +2,11 @@
  * What every GraphQL resolver (and so every REST and MCP answer) receives.
  * Built once per request by `createContext`.
  */
-import type { ReadClient } from "./db/client.js";
+import { type ReadClient, requestClient } from "./db/client.js";
 import { createLoaders, type Loaders, type Validity } from "./loaders.js";
 
 export interface Context {
-  /** The guarded, read-only Prisma client. */
+  /** The guarded, read-only Prisma client, as this request's share of the database. */
   prisma: ReadClient;
   /** Per-request batch loaders (one query per kind of lookup, not per row). */
   loaders: Loaders;
@@ -27,10 +27,14 @@ export interface Context {
   validForMs(): number;
 }
 
-/** The per-request context over a shared read client. */
-export function createContext(prisma: ReadClient, now = new Date()): Context {
+/**
+ * The per-request context over a shared read client: its statements, its
+ * loaders' included, take the request's share of the database (`requestClient`).
+ */
+export function createContext(shared: ReadClient, now = new Date()): Context {
   const validity: Validity = { until: Number.POSITIVE_INFINITY };
   const begun = performance.now();
+  const prisma = requestClient(shared);
   return {
     prisma,
     loaders: createLoaders(prisma, now, validity),

@@ -28,7 +28,6 @@ import { PlannedDocuments, usePlannedDocuments } from "./plugins/planned-documen
 import { MAX_COST } from "./schema/cost.js";
 import { ownerOf, surfaceOf, usePaths } from "./plugins/paths.js";
 import { type QueryLimitOptions, useQueryLimits } from "./plugins/query-limits.js";
-import { useRequestShare } from "./plugins/request-share.js";
 import { useUsage } from "./plugins/usage.js";
 import { useOperationSpans } from "./plugins/tracing.js";
 import { tracingOn } from "./observe/tracing.js";
@@ -157,7 +156,6 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...(compiledExecution ? [compiledExecution] : []),
       ...(plans && compiledExecution ? [usePlannedDocuments({ plans, compiled: compiledExecution.compiled })] : []),
       useExecutionDeadline({ ms: requestTimeoutMs }),
-      useRequestShare(),
       useConditionalGet(),
       access.depart,
     ],

@@ -6,7 +6,6 @@
  *   through `guardArgs`, so visibility rules hold wherever a model is queried.
  * - `createWriteClient`: the importer's, which must store what it is given.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pLimit, { type LimitFunction } from "p-limit";
 import { Prisma, PrismaClient } from "../generated/prisma/client.js";
@@ -34,17 +33,21 @@ const UNBATCHED: Partial<Record<string, "findFirst" | "findFirstOrThrow">> = {
 /** SQL statements one request may have in flight at once (the pool holds 10 connections). */
 export const STATEMENTS_PER_REQUEST = 2;
 
-const requestShare = new AsyncLocalStorage<LimitFunction>();
-
 /**
- * Runs `work` as one request: the read client's statements sent within it
- * go at most `inFlight` at a time, the rest waiting in the request's own
- * queue. Without this, a request that asks for many things at once (900
- * lookups, 15 histories) fills the pool's queue, and every other request
- * waits behind all of it.
+ * The read client as one request sees it: its statements go at most
+ * `inFlight` at a time, the rest waiting in the request's own queue. Without
+ * this, a request that asks for many things at once (900 lookups, 15
+ * histories) fills the pool's queue, and every other request waits behind all
+ * of it. Each request's context has one (src/context.ts).
+ *
+ * The share is this client's own, not the async context's: an
+ * AsyncLocalStorage would make Node run a hook on every promise of the
+ * process, and that was a tenth of the gateway's throughput on a list.
+ * A client not made by {@link createReadClient} is returned as it is.
  */
-export function asOneRequest<T>(work: () => T, inFlight = STATEMENTS_PER_REQUEST): T {
-  return requestShare.run(pLimit(inFlight), work);
+export function requestClient(prisma: ReadClient, inFlight = STATEMENTS_PER_REQUEST): ReadClient {
+  const base = bases.get(prisma);
+  return base ? guardedClient(base, pLimit(inFlight)) : prisma;
 }
 
 /**
@@ -73,18 +76,12 @@ function unguardedReadClient(db: ReadSource, options: ReadClientOptions) {
   return base;
 }
 
-/** Sends a statement within the running request's share (`asOneRequest`), or at once outside a request. */
-function withinShare<T>(send: () => PromiseLike<T>): Promise<T> {
-  const limit = requestShare.getStore();
-  return limit ? limit(() => send()) : Promise.resolve(send());
-}
-
 /** The client's model delegates by property name (`course`) and model name (`Course`). */
 const MODELS = new Map<string, string>(
   Object.values(Prisma.ModelName).map((model) => [model.charAt(0).toLowerCase() + model.slice(1), model]),
 );
 
-/** The client's statements written in SQL: they pass the request's share, and their SQL states its own rules. */
+/** The client's statements written in SQL: they take the request's share, and their SQL states its own rules. */
 const RAW = new Set(["$queryRaw", "$queryRawUnsafe", "$executeRaw", "$executeRawUnsafe"]);
 
 /**
@@ -96,8 +93,12 @@ const REFUSED = new Set(["$transaction", "$extends"]);
 
 type Operation = (args?: unknown) => PromiseLike<unknown>;
 
-/** A model's delegate whose every operation runs `guardArgs` first, and then within the request's share. */
-function guardedDelegate(model: string, delegate: object): object {
+/** Sends a statement at once, or within a request's share. */
+const within = (limit: LimitFunction | undefined, send: () => PromiseLike<unknown>): Promise<unknown> =>
+  limit ? limit(() => send()) : Promise.resolve(send());
+
+/** A model's delegate whose every operation runs `guardArgs` first, and then within the request's share, if any. */
+function guardedDelegate(model: string, delegate: object, limit: LimitFunction | undefined): object {
   const operations = new Map<string, Operation>();
   return new Proxy(delegate, {
     get(target, key) {
@@ -116,7 +117,7 @@ function guardedDelegate(model: string, delegate: object): object {
           } catch (error) {
             return Promise.reject(error);
           }
-          return withinShare(() => run.call(target, guarded));
+          return within(limit, () => run.call(target, guarded));
         };
         operations.set(key, operation);
       }
@@ -139,14 +140,32 @@ function guardedDelegate(model: string, delegate: object): object {
  */
 export function createReadClient(db: ReadSource, options: ReadClientOptions = {}) {
   const base = unguardedReadClient(db, options);
+  const client = guardedClient(base, undefined);
+  bases.set(client, base);
+  return client;
+}
+
+type ReadBase = ReturnType<typeof unguardedReadClient>;
+
+/** The Prisma client behind each read client, for {@link requestClient}. */
+const bases = new WeakMap<object, ReadBase>();
+
+/** Prisma's client behind the guards, its statements sent within `limit` when there is one; each delegate is made when first asked for. */
+function guardedClient(base: ReadBase, limit: LimitFunction | undefined) {
   const delegates = new Map<string, object>();
-  for (const [key, model] of MODELS) delegates.set(key, guardedDelegate(model, Reflect.get(base, key) as object));
   const methods = new Map<string, unknown>();
   return new Proxy(base, {
     get(target, key) {
       if (typeof key !== "string") return Reflect.get(target, key);
-      const delegate = delegates.get(key);
-      if (delegate) return delegate;
+      const model = MODELS.get(key);
+      if (model) {
+        let delegate = delegates.get(key);
+        if (!delegate) {
+          delegate = guardedDelegate(model, Reflect.get(target, key) as object, limit);
+          delegates.set(key, delegate);
+        }
+        return delegate;
+      }
       if (REFUSED.has(key)) throw new GuardViolation(`the read client cannot run ${key}`);
       const value: unknown = Reflect.get(target, key);
       if (typeof value !== "function") return value;
@@ -154,7 +173,7 @@ export function createReadClient(db: ReadSource, options: ReadClientOptions = {}
       if (!method) {
         // Bound to Prisma's client itself: its methods read private fields, which a proxy does not have.
         const bound = (value as (...args: unknown[]) => unknown).bind(target);
-        method = RAW.has(key) ? (...args: unknown[]) => withinShare(() => bound(...args) as PromiseLike<unknown>) : bound;
+        method = RAW.has(key) ? (...args: unknown[]) => within(limit, () => bound(...args) as PromiseLike<unknown>) : bound;
         methods.set(key, method);
       }
       return method;

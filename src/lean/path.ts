@@ -64,7 +64,6 @@ import { countCompiled, runCompiled } from "../plugins/compiled-execution.js";
 import { variablesProblem } from "../plugins/input-limits.js";
 import { type PlannedDocuments, planKey, planRequest } from "../plugins/planned-documents.js";
 import { costProblems } from "../plugins/query-limits.js";
-import { asOneRequest } from "../db/client.js";
 import { withDeadline } from "../db/availability.js";
 import { getVariableValues } from "graphql";
 import { etagOf, matches, notModifiedHeaders, PUBLIC_CACHE_CONTROL } from "../plugins/conditional.js";
@@ -310,7 +309,7 @@ export function leanPath(options: LeanPathOptions): LeanPath {
       if (costProblems({ ...call, contextValue: ctx }, graphql.maxCost).length > 0) return handOver();
       let result: Awaited<ReturnType<typeof runCompiled>>;
       try {
-        const running = asOneRequest(() => runCompiled(plan.operation, ctx, variables));
+        const running = runCompiled(plan.operation, ctx, variables);
         result = await withDeadline(Promise.resolve(running), graphql.timeoutMs, "GraphQL execution");
       } catch {
         return handOver();

@@ -9,9 +9,9 @@
  */
 import { createSchema, createYoga } from "graphql-yoga";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { asOneRequest, createReadClient, type ReadClient, STATEMENTS_PER_REQUEST } from "../../src/db/client.js";
+import { type Context, createContext } from "../../src/context.js";
+import { createReadClient, type ReadClient, requestClient, STATEMENTS_PER_REQUEST } from "../../src/db/client.js";
 import type { Database } from "../../src/db/driver.js";
-import { useRequestShare } from "../../src/plugins/request-share.js";
 import { freshDatabase, importObject } from "../support/databases.js";
 import { canaryExport } from "../support/canary.js";
 
@@ -27,7 +27,7 @@ afterAll(async () => {
   await db?.close();
 });
 
-const sleep = (ms: number) => prisma.$queryRawUnsafe(`SELECT 1 AS slept FROM pg_sleep(${ms / 1000})`);
+const sleep = (ms: number, client: ReadClient = prisma) => client.$queryRawUnsafe(`SELECT 1 AS slept FROM pg_sleep(${ms / 1000})`);
 const timed = async (work: () => Promise<unknown>) => {
   const started = performance.now();
   await work();
@@ -40,11 +40,10 @@ it("lets one request have two statements in flight", () => {
 
 it("runs a request's statements two at a time, and another request's at once", async () => {
   let manyDone = 0;
-  const many = timed(() => asOneRequest(() => Promise.all(Array.from({ length: 6 }, () => sleep(200))))).finally(
-    () => (manyDone = performance.now()),
-  );
+  const one = requestClient(prisma);
+  const many = timed(() => Promise.all(Array.from({ length: 6 }, () => sleep(200, one)))).finally(() => (manyDone = performance.now()));
   await new Promise((resolve) => setTimeout(resolve, 50));
-  const other = await timed(() => asOneRequest(() => sleep(10)));
+  const other = await timed(() => sleep(10, requestClient(prisma)));
   const otherDone = performance.now();
   expect(await many).toBeGreaterThanOrEqual(590);
   // Not behind the first request's four waiting statements: done while they still run, long before
@@ -60,31 +59,31 @@ it("outside a request, statements are not held back", async () => {
 });
 
 it("holds back the lookups the guards send themselves (findUnique runs as findFirst)", async () => {
-  const lookup = await timed(() =>
-    asOneRequest(async () => {
-      const busy = Promise.all([sleep(400), sleep(400)]); // a Prisma promise starts when awaited
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const started = performance.now();
-      await prisma.university.findUnique({ where: { id: 1 } });
-      const waited = performance.now() - started;
-      await busy;
-      return waited;
-    }).then((waited) => expect(waited).toBeGreaterThanOrEqual(300)),
-  );
+  const one = requestClient(prisma);
+  const lookup = await timed(async () => {
+    const busy = Promise.all([sleep(400, one), sleep(400, one)]); // a Prisma promise starts when awaited
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = performance.now();
+    await one.university.findUnique({ where: { id: 1 } });
+    const waited = performance.now() - started;
+    await busy;
+    expect(waited).toBeGreaterThanOrEqual(300);
+  });
   expect(lookup).toBeGreaterThanOrEqual(400);
 });
 
-it("useRequestShare makes each GraphQL execution one request", async () => {
-  const yoga = createYoga({
-    schema: createSchema({
+it("each request's context is one request: its statements, however many a document asks for, go two at a time", async () => {
+  const yoga = createYoga<Context>({
+    schema: createSchema<Context>({
       typeDefs: "type Query { sleepy(n: Int!): Int! }",
       resolvers: {
         Query: {
-          sleepy: async (_: unknown, { n }: { n: number }) => (await Promise.all(Array.from({ length: n }, () => sleep(200)))).length,
+          sleepy: async (_: unknown, { n }: { n: number }, ctx: Context) =>
+            (await Promise.all(Array.from({ length: n }, () => sleep(200, ctx.prisma)))).length,
         },
       },
     }),
-    plugins: [useRequestShare()],
+    context: () => createContext(prisma),
   });
   const ms = await timed(async () => {
     const response = await yoga.fetch("http://yoga.test/graphql", {

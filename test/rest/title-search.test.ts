@@ -300,4 +300,3 @@ describe("the title search's statement", () => {
     expect(plans).toEqual({ generic: 3, custom: 5 });
   });
 });
-

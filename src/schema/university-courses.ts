@@ -2,10 +2,9 @@
  * A school's courses (`University.courses`). Without `q`, every school a
  * request lists is read in one statement: without a cursor, each school's
  * page is a range of its places (./course-places.ts), which reads the page's
- * courses alone; after a cursor or backwards, each school's page is limited
- * in the database (a LATERAL join with LIMIT, which builds a row of every
- * course of the school before it cuts). Their totals come in another
- * statement, from the import's counts. With `q`, the school's title search (./title-search.ts)
+ * courses alone; after a cursor or backwards, Prisma pages the relation (after
+ * a cursor, it reads the listed schools' courses past it and cuts each page in
+ * memory). Their totals come in another statement, from the import's counts. With `q`, the school's title search (./title-search.ts)
  * reads the school's part of a piece's list, never every course of the school.
  */
 import DataLoader from "dataloader";

@@ -15,7 +15,7 @@
 import type { ReadClient } from "../db/client.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { present } from "./arguments.js";
-import type { CourseFilterArgs, SearchWindow } from "./title-search.js";
+import { type CourseFilterArgs, constant, type SearchWindow } from "./title-search.js";
 
 /** Far past any list, and far from int8's end where a range's bounds are added up. */
 const MAX_SKIP = 2_000_000_000;
@@ -38,13 +38,15 @@ export async function placeWindow(prisma: ReadClient, args: CourseFilterArgs, wi
   // A school matches by its code (as `universityMatch` lower-cases it) or its exact Chinese name.
   const code = university?.toLowerCase() ?? null;
   const name = university ?? null;
-  const scope = Prisma.sql`(${name}::text IS NULL OR p.university_id = (SELECT min(id) FROM school))
-                       AND (${semester ?? null}::text IS NULL OR p.semester = ${semester ?? null}::text)`;
+  const scope = Prisma.sql`(${constant(name === null)} OR p.university_id = (SELECT min(id) FROM school))
+                       AND (${constant(semester === undefined)} OR p.semester = ${semester ?? null}::text)`;
   const cursor = window.cursor ?? null;
   const skip = Math.min(window.skip, MAX_SKIP);
+  // Which list, and which way, are written into the statement as constants (see constant in ./title-search.ts):
+  // PostgreSQL then keeps one generic plan for each, where with them as parameters it planned every page anew.
   const [row] = await prisma.$queryRaw<{ schools: number; at: number | null; ids: number[] }[]>`
     WITH school AS (
-      SELECT id FROM university WHERE ${name}::text IS NOT NULL AND (code_key = ${code}::text OR name_zh = ${name}::text) LIMIT 2
+      SELECT id FROM university WHERE ${constant(name !== null)} AND (code_key = ${code}::text OR name_zh = ${name}::text) LIMIT 2
     ),
     placed AS (
       SELECT (SELECT count(*) FROM school)::int AS schools,
@@ -52,17 +54,17 @@ export async function placeWindow(prisma: ReadClient, args: CourseFilterArgs, wi
     ),
     base AS (
       SELECT schools, at,
-             CASE WHEN ${cursor}::int IS NOT NULL THEN at::bigint
-                  WHEN ${window.take}::int >= 0 THEN 1
+             CASE WHEN ${constant(cursor !== null)} THEN at::bigint
+                  WHEN ${constant(window.take >= 0)} THEN 1
                   ELSE (SELECT max(p.${column}) FROM course_place p WHERE ${scope})
              END AS from_place
         FROM placed
     ),
     bounds AS (
       SELECT schools, at,
-             CASE WHEN ${window.take}::int >= 0 THEN from_place + ${skip}::bigint
+             CASE WHEN ${constant(window.take >= 0)} THEN from_place + ${skip}::bigint
                   ELSE from_place - ${skip}::bigint + ${window.take}::int + 1 END AS lo,
-             CASE WHEN ${window.take}::int >= 0 THEN from_place + ${skip}::bigint + ${window.take}::int - 1
+             CASE WHEN ${constant(window.take >= 0)} THEN from_place + ${skip}::bigint + ${window.take}::int - 1
                   ELSE from_place - ${skip}::bigint END AS hi
         FROM base
     )

@@ -256,8 +256,12 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
   return { total: row.total, ids: row.page ?? [] };
 }
 
-/** A condition decided before the statement is sent, written into it. */
-const constant = (value: boolean): Prisma.Sql => Prisma.raw(value ? "TRUE" : "FALSE");
+/**
+ * A condition decided before the statement is sent, written into it: each
+ * value makes a statement of its own, whose branches PostgreSQL prunes when
+ * it plans it, so that it can keep one (generic) plan for the statement.
+ */
+export const constant = (value: boolean): Prisma.Sql => Prisma.raw(value ? "TRUE" : "FALSE");
 
 /** The number of courses matching `args` (with `q`). */
 export async function titleSearchTotal(prisma: ReadClient, args: CourseFilterArgs): Promise<number> {

@@ -13,7 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCourses } from "../../src/demo/courses.js";
 import { DEMO_UNIVERSITIES } from "../../src/demo/index.js";
 import { exportDocument } from "../../src/import/records.js";
+import { createReadClient, type QueryEvent } from "../../src/db/client.js";
+import { placeWindow } from "../../src/schema/course-places.js";
+import type { CourseFilterArgs, SearchWindow } from "../../src/schema/title-search.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
+import { plansOf } from "../support/plans.js";
 
 /** A 16th school with NTU's Chinese name: `university=國立臺灣大學` matches two schools. */
 const NAMESAKE = { ...DEMO_UNIVERSITIES[0]!, id: 16, code: "NTU2", name_en: "Namesake University" };
@@ -292,5 +296,23 @@ describe("every school's courses in one document (University.courses under unive
     const courses = t.statements.filter((sql) => /"course"(?!_)/.test(sql));
     expect(courses).toHaveLength(1);
     expect(courses[0]).toContain(semester ? '"in_school_semester"' : '"in_school"');
+  });
+});
+
+describe("the statement of a page by place", () => {
+  it.each<[string, CourseFilterArgs, SearchWindow]>([
+    ["after a cursor", {}, { cursor: 13_067, skip: 1, take: 21 }],
+    ["a school's, after a cursor", { university: "NTU" }, { cursor: 13_067, skip: 1, take: 21 }],
+    ["a school's semester, backwards", { university: "NTU", semester: "113-1" }, { skip: 0, take: -21 }],
+  ])("%s: PostgreSQL plans it once, and keeps its generic plan for every later page of the kind", async (_name, args, window) => {
+    const events: QueryEvent[] = [];
+    const prisma = createReadClient(t.db, { onQuery: (e) => events.push(e) });
+    try {
+      await placeWindow(prisma, args, window);
+    } finally {
+      await prisma.$disconnect();
+    }
+    expect(events).toHaveLength(1);
+    expect(await plansOf(t.db, events[0]!)).toEqual({ generic: 3, custom: 5 });
   });
 });

@@ -23,6 +23,7 @@ import { exportDocument } from "../../src/import/records.js";
 import { createReadClient, type QueryEvent } from "../../src/db/client.js";
 import { type CourseFilterArgs, titleSearch } from "../../src/schema/title-search.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
+import { plansOf } from "../support/plans.js";
 
 /** Titles that hold what a search can get wrong, beside the generated ones. */
 const CRAFTED: [string | null, string | null, boolean?][] = [
@@ -266,10 +267,6 @@ describe("title search", () => {
 });
 
 describe("the title search's statement", () => {
-  /** A value as an SQL literal, for EXECUTE. */
-  const literal = (value: unknown) =>
-    value === null ? "NULL" : typeof value === "number" ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
-
   it.each<[string, CourseFilterArgs]>([
     ["a word's piece", { q: "learn" }],
     ["two words", { q: "machine learning" }],
@@ -285,18 +282,7 @@ describe("the title search's statement", () => {
       await prisma.$disconnect();
     }
     expect(events).toHaveLength(1);
-    const { query, params } = events[0]!;
-    const values = (JSON.parse(params) as unknown[]).map(literal).join(", ");
-    // As the gateway sends it: a named statement, run again and again on one connection.
-    const [plans] = await t.db.transaction(async (tx) => {
-      await tx.exec(`PREPARE search AS ${query}; ${`EXECUTE search(${values}); `.repeat(8)}`);
-      const found = await tx.query<{ generic: number; custom: number }>(
-        "SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name = 'search'",
-      );
-      await tx.exec("DEALLOCATE search");
-      return found;
-    });
     // Five runs planned for their parameters, then the generic plan, chosen because it costs no more.
-    expect(plans).toEqual({ generic: 3, custom: 5 });
+    expect(await plansOf(t.db, events[0]!)).toEqual({ generic: 3, custom: 5 });
   });
 });

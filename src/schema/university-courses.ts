@@ -1,10 +1,10 @@
 /**
  * A school's courses (`University.courses`). Without `q`, every school a
- * request lists is read in one statement: without a cursor, each school's
- * page is a range of its places (./course-places.ts), which reads the page's
- * courses alone; after a cursor or backwards, Prisma pages the relation (after
- * a cursor, it reads the listed schools' courses past it and cuts each page in
- * memory). Their totals come in another statement, from the import's counts. With `q`, the school's title search (./title-search.ts)
+ * request lists is read in one statement: forwards, each school's page is a
+ * range of its places (./course-places.ts), which reads the page's courses
+ * alone (after a cursor, its course's place is looked up first); backwards,
+ * Prisma pages the relation. Their totals come in another statement, from the
+ * import's counts. With `q`, the school's title search (./title-search.ts)
  * reads the school's part of a piece's list, never every course of the school.
  */
 import DataLoader from "dataloader";
@@ -42,17 +42,20 @@ function schoolPages(ctx: Context, query: ConnectionQuery, semester: string | un
   if (!loader) {
     loader = new DataLoader(async (schools: readonly number[]) => {
       const { cursor, skip, take, ...selection } = query;
-      if (cursor === undefined && take >= 0) {
-        // Each row says its school, to be dealt out below.
-        const select = selection.select && { ...selection.select, universityId: true };
-        const rows = await ctx.prisma.course.findMany({
-          ...selection,
-          ...(select && { select }),
-          where: schoolsPlaceRange(schools, semester, skip ?? 0, take),
-          orderBy: COURSE_ORDER,
-        });
+      if (take >= 0) {
+        const start = await pageStart(ctx, schools, semester, cursor?.id, skip ?? 0);
         const bySchool = new Map<number, CourseRow[]>(schools.map((school) => [school, []]));
-        for (const row of rows) bySchool.get((row as { universityId: number }).universityId)?.push(row as CourseRow);
+        if (start.schools.length > 0) {
+          // Each row says its school, to be dealt out below.
+          const select = selection.select && { ...selection.select, universityId: true };
+          const rows = await ctx.prisma.course.findMany({
+            ...selection,
+            ...(select && { select }),
+            where: schoolsPlaceRange(start.schools, semester, start.first - 1, take),
+            orderBy: COURSE_ORDER,
+          });
+          for (const row of rows) bySchool.get((row as { universityId: number }).universityId)?.push(row as CourseRow);
+        }
         return schools.map((school) => bySchool.get(school) ?? []);
       }
       const found = await ctx.prisma.university.findMany({
@@ -65,6 +68,31 @@ function schoolPages(ctx: Context, query: ConnectionQuery, semester: string | un
     pages.set(key, loader);
   }
   return loader;
+}
+
+/**
+ * Where the schools' pages start in their lists (of `semester`, when given):
+ * at place `skip + 1` of each; after a cursor, at its course's place plus
+ * `skip`, in its own school's list alone. As Prisma pages a relation from a
+ * cursor's row, the other schools, whose lists do not hold that row, have no
+ * page, nor has any when the row is not in the list (another semester's, or
+ * not public).
+ */
+async function pageStart(
+  ctx: Context,
+  schools: readonly number[],
+  semester: string | undefined,
+  cursor: number | undefined,
+  skip: number,
+): Promise<{ schools: readonly number[]; first: number }> {
+  if (cursor === undefined) return { schools, first: skip + 1 };
+  const place = await ctx.prisma.coursePlace.findUnique({
+    where: { id: cursor },
+    select: { universityId: true, semester: true, inSchool: true, inSchoolSemester: true },
+  });
+  if (!place || !schools.includes(place.universityId) || (semester !== undefined && place.semester !== semester))
+    return { schools: [], first: 1 };
+  return { schools: [place.universityId], first: (semester === undefined ? place.inSchool : place.inSchoolSemester) + skip };
 }
 
 /** Each school's number of public courses of `semester` (without `q`), from the import's counts. */

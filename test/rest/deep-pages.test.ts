@@ -299,6 +299,44 @@ describe("every school's courses in one document (University.courses under unive
   });
 });
 
+describe("every school's courses after a cursor (University.courses under universities)", () => {
+  it.each([
+    ["NCKU", undefined, 3, 5],
+    ["NTU", "113-1", 1, 4],
+    ["NTU2", undefined, 0, 20],
+  ] as const)(
+    "after a course of %s (semester %s) at %i, the next %i: that school's next courses, none for the others, read by place",
+    async (code, semester, at, first) => {
+      const own = await scan({ university: code, ...(semester && { semester }) });
+      const pageOf = async (after: string | null) => {
+        t.statements.length = 0;
+        const body = await t.graphql(
+          `query ($f: Int!, $s: String, $a: String) { universities { nodes { code courses(first: $f, semester: $s, after: $a) { edges { cursor node { databaseId } } pageInfo { hasNextPage } } } } }`,
+          { f: first, s: semester ?? null, a: after },
+        );
+        expect(body.errors).toBeUndefined();
+        return body.data!.universities.nodes as { code: string; courses: { edges: Edge[]; pageInfo: { hasNextPage: boolean } } }[];
+      };
+      // The cursor of the school's course at `at`, from a first page long enough to hold it.
+      const school = (await pageOf(null)).find((s) => s.code === code)!;
+      const cursor = school.courses.edges[at]!.cursor;
+      expect(school.courses.edges[at]!.node.databaseId).toBe(own[at]);
+      const after = await pageOf(cursor);
+      for (const s of after) {
+        const ids = s.courses.edges.map((e) => e.node.databaseId);
+        if (s.code === code) {
+          expect(ids, code).toEqual(own.slice(at + 1, at + 1 + first));
+          expect(s.courses.pageInfo.hasNextPage).toBe(own.length > at + 1 + first);
+        } else expect(ids, s.code).toEqual([]);
+      }
+      // The cursor's place, then the page's courses: no statement reads the schools' courses past it whole.
+      const courses = t.statements.filter((sql) => /"course"(?!_)/.test(sql));
+      expect(courses).toHaveLength(1);
+      expect(courses[0]).toContain(semester ? '"in_school_semester"' : '"in_school"');
+    },
+  );
+});
+
 describe("the statement of a page by place", () => {
   it.each<[string, CourseFilterArgs, SearchWindow]>([
     ["after a cursor", {}, { cursor: 13_067, skip: 1, take: 21 }],

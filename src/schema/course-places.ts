@@ -85,9 +85,14 @@ export async function placeWindow(prisma: ReadClient, args: CourseFilterArgs, wi
 export function placeRange(args: CourseFilterArgs, skip: number, take: number): Prisma.CourseWhereInput | undefined {
   if (present(args.university) !== undefined) return undefined;
   const semester = present(args.semester);
-  const first = Math.min(skip, MAX_SKIP) + 1;
-  const range = { gte: first, lte: first + take - 1 };
+  const range = places(skip, take);
   return { place: semester === undefined ? { inAll: range } : { semester, inSemester: range } };
+}
+
+/** Places `skip + 1` to `skip + take` of a list, as a filter of its place column. */
+function places(skip: number, take: number): { gte: number; lte: number } {
+  const first = Math.min(skip, MAX_SKIP) + 1;
+  return { gte: first, lte: first + take - 1 };
 }
 
 /**
@@ -104,8 +109,7 @@ export function schoolsPlaceRange(
   skip: number,
   take: number,
 ): Prisma.CourseWhereInput {
-  const first = Math.min(skip, MAX_SKIP) + 1;
-  const range = { gte: first, lte: first + take - 1 };
+  const range = places(skip, take);
   const universityId = { in: [...schools] };
   return { place: semester === undefined ? { universityId, inSchool: range } : { universityId, semester, inSchoolSemester: range } };
 }

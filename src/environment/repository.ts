@@ -56,7 +56,7 @@ export interface StationDayRow {
  * date `to` falls in when all that a station's row covers came before `to`
  * (the row then holds exactly the hours "so far"). A station whose row for
  * that date reaches past `to` (a clock behind the data) has it aggregated from
- * its hourly rows up to `to`.
+ * its hourly rows up to `to`, adding them in time order as the stored rows were.
  */
 export function stationDays(
   prisma: ReadClient,
@@ -87,9 +87,10 @@ export function stationDays(
     UNION ALL
     SELECT o.station_id,
            to_char(o.observed_at AT TIME ZONE ${timeZone}, 'YYYY-MM-DD') AS date,
-           avg(temp_c) AS temp_c_avg, min(temp_c) AS temp_c_min, max(temp_c) AS temp_c_max,
-           avg(rh) AS rh_avg, sum(precip_mm) AS precip_total_mm,
-           avg(pm25_ugm3) AS pm25_avg, avg(pm10_ugm3) AS pm10_avg, avg(aqi) AS aqi_avg
+           avg(temp_c ORDER BY observed_at) AS temp_c_avg, min(temp_c) AS temp_c_min, max(temp_c) AS temp_c_max,
+           avg(rh ORDER BY observed_at) AS rh_avg, sum(precip_mm ORDER BY observed_at) AS precip_total_mm,
+           avg(pm25_ugm3 ORDER BY observed_at) AS pm25_avg, avg(pm10_ugm3 ORDER BY observed_at) AS pm10_avg,
+           avg(aqi ORDER BY observed_at) AS aqi_avg
       FROM observation o
       JOIN live ON live.station_id = o.station_id
      WHERE o.observed_at >= ${partialStart} AND o.observed_at < ${to}

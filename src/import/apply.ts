@@ -84,7 +84,7 @@ const TABLES: { [S in TableSection]: Table<S> } = {
   universities: {
     table: "university",
     key: ["id"],
-    check: (u, index, seen) => seen.unique("universities", index, "code", u.code.toLowerCase()),
+    check: (u, index, seen) => seen.unique("universities", index, "code", u.code, true),
     row: (u) => ({ ...u, code_key: u.code.toLowerCase() }),
   },
   courses: { table: "course", key: ["id"], staged: true },
@@ -161,22 +161,28 @@ async function upsertStaged(tx: Tx, stage: Staging, key: readonly string[]): Pro
 
 /** The keys seen so far, to refuse a second record with the same one. */
 class Seen {
-  private keys = new Map<string, Map<string, number>>();
+  private keys = new Map<string, Map<string, { index: number; value: unknown }>>();
 
-  unique(section: string, index: number, field: string, value: unknown): void {
+  /** Refuses the record at `index` when an earlier one of its section has the same `value` for `field` (a school's code: ignoring case). */
+  unique(section: string, index: number, field: string, value: unknown, ignoringCase = false): void {
+    const key = ignoringCase ? String(value).toLowerCase() : String(value);
     let keys = this.keys.get(`${section}.${field}`);
     if (!keys) {
       keys = new Map();
       this.keys.set(`${section}.${field}`, keys);
     }
-    const key = String(value);
     const first = keys.get(key);
     if (first !== undefined) {
-      throw new ImportError(`${section}[${index}].${field}: ${JSON.stringify(value)} already used by ${section}[${first}]`);
+      const differs = first.value !== value ? ` ${JSON.stringify(first.value)}, ignoring case` : "";
+      throw new ImportError(`${repeatedKey(section, field, index, value, first.index)}${differs}`);
     }
-    keys.set(key, index);
+    keys.set(key, { index, value });
   }
 }
+
+/** `universities[3].code "NTU" is also universities[0].code`: both records a repeated key names. */
+const repeatedKey = (section: string, field: string, index: unknown, value: unknown, first: unknown) =>
+  `${section}[${index}].${field} ${JSON.stringify(value)} is also ${section}[${first}].${field}`;
 
 type Collected = { [S in TableSection]: Stored<S>[] };
 
@@ -234,9 +240,8 @@ class Staging {
         GROUP BY a.idx, a.${columns[0]} ORDER BY a.idx LIMIT 1`,
     );
     if (repeated) {
-      const field = key.length === 1 ? `.${key[0]}` : "";
-      const value = key.length === 1 ? ` ${JSON.stringify(repeated.value)}` : "";
-      throw new ImportError(`${section}[${repeated.idx}]${field}:${value} already used by ${section}[${repeated.first}]`);
+      if (key.length !== 1) throw new ImportError(`${section}[${repeated.idx}]: same key as ${section}[${repeated.first}]`);
+      throw new ImportError(repeatedKey(section, key[0]!, repeated.idx, repeated.value, repeated.first));
     }
   }
 }
@@ -249,6 +254,12 @@ export async function importExport(
 ): Promise<ImportSummary> {
   const batchSize = options.batchSize ?? 5000;
   const summary = await db.transaction(async (tx): Promise<ImportSummary> => {
+    // Keys besides the one a section is matched by (a school's code) are
+    // checked at commit: a row that leaves or changes may still hold a key
+    // that an arriving row takes (the demo's NTU is 1, an export's is 12; two
+    // schools swap codes). The export's own keys were checked as it was read,
+    // so the commit finds what the export alone would give.
+    await tx.exec("SET CONSTRAINTS ALL DEFERRED");
     const observations = new Staging(tx, "observation", batchSize);
     const staged = new Map<TableSection, Staging>();
     for (const section of TABLE_SECTIONS) {

@@ -98,7 +98,7 @@ const CASES: [string, string, string][] = [
     changed((e) => void ((e.observations[1] as Record<string, unknown>).aqi = -1)),
     "observations[1].aqi: expected a number from 0 to 1000",
   ],
-  ["a duplicate course id", changed((e) => void (e.courses[4]!.id = 2)), "courses[4].id: 2 already used by courses[1]"],
+  ["a duplicate course id", changed((e) => void (e.courses[4]!.id = 2)), "courses[4].id 2 is also courses[1].id"],
   [
     "a duplicate observation (same instant, other offset)",
     changed((e) => void e.observations.push({ station_id: "466920", observed_at: "2026-11-20T00:00:00+08:00" } as never)),
@@ -107,7 +107,12 @@ const CASES: [string, string, string][] = [
   [
     "a duplicate university code (case-insensitive)",
     changed((e) => void (e.universities[1]!.code = "ntu")),
-    'universities[1].code: "ntu" already used by universities[0]',
+    'universities[1].code "ntu" is also universities[0].code "NTU", ignoring case',
+  ],
+  [
+    "a duplicate university code, same case, two records apart",
+    changed((e) => void e.universities.push({ ...e.universities[2]!, id: 4, code: "NTHU" })),
+    'universities[3].code "NTHU" is also universities[1].code',
   ],
   [
     "a course of an unknown university",

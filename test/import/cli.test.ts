@@ -89,6 +89,38 @@ describe("npm run import", () => {
     expect(await dataCounts()).toEqual(CANARY_COUNTS);
   }, 60_000);
 
+  it("refuses an export whose schools share a code, naming both records and no constraint, and changes nothing", async () => {
+    const twice = canary();
+    twice.universities[2]!.code = "nthu";
+    writeFileSync(join(tmp, "twice.json"), JSON.stringify(twice));
+    expect(await runImport([join(tmp, "twice.json")])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: 'import failed: universities[2].code "nthu" is also universities[1].code "NTHU", ignoring case\n',
+    });
+    expect(await dataCounts()).toEqual(CANARY_COUNTS);
+  }, 60_000);
+
+  it("imports an export that gives the codes it holds to other schools", async () => {
+    const moved = canary();
+    for (const u of moved.universities) u.id += 10;
+    for (const c of moved.courses) c.university_id += 10;
+    [moved.universities[0]!.code, moved.universities[1]!.code] = [moved.universities[1]!.code, moved.universities[0]!.code];
+    writeFileSync(join(tmp, "moved.json"), JSON.stringify(moved));
+    expect(await runImport([join(tmp, "moved.json")])).toEqual({ code: 0, stdout: summary(), stderr: "" });
+    const db = await openDatabase({ dataDir });
+    try {
+      expect(await db.query(`SELECT id, code FROM university ORDER BY id`)).toEqual([
+        { id: 11, code: "NTHU" },
+        { id: 12, code: "NTU" },
+        { id: 13, code: "UW" },
+      ]);
+    } finally {
+      await db.close();
+    }
+    expect(await runImport([join(tmp, "canary.json")])).toMatchObject({ code: 0 });
+  }, 60_000);
+
   it("reads standard input for -", async () => {
     const e = canary();
     e.courses = e.courses.slice(1);

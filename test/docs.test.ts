@@ -93,6 +93,8 @@ const RUN_ELSEWHERE: { pattern: RegExp; file: string; evidence: string }[] = [
   // The suite itself, as CI runs it.
   { pattern: /^(TEST_\w+=\S+ )*npm test$/, file: ".ci/run", evidence: "  npm test\n" },
   { pattern: /^npm run ingest -- /, file: "test/ingest/cli.test.ts", evidence: "docs/operations.md" },
+  // Over the demo data that `npm start` imported, an export with the demo's codes under other ids.
+  { pattern: /^npm run import -- platform-export\.json$/, file: "test/import/demo-to-real.test.ts", evidence: "docs/operations.md" },
   { pattern: /^npm run keys -- sign-in-link /, file: "test/account/browser.test.ts", evidence: "docs/api-keys.md" },
   // On a database whose usage is known, to check what they print.
   { pattern: /^npm run (usage|contracts:check) -- /, file: "test/usage/cli.test.ts", evidence: "DOCUMENTED" },

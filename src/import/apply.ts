@@ -173,7 +173,7 @@ class Seen {
     }
     const first = keys.get(key);
     if (first !== undefined) {
-      const differs = first.value !== value ? ` ${JSON.stringify(first.value)}, ignoring case` : "";
+      const differs = ignoringCase && first.value !== value ? ` ${JSON.stringify(first.value)}, ignoring case` : "";
       throw new ImportError(`${repeatedKey(section, field, index, value, first.index)}${differs}`);
     }
     keys.set(key, { index, value });

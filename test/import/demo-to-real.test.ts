@@ -18,7 +18,7 @@ import { openDatabase } from "../../src/db/driver.js";
 import { demoDatabase, freshDatabase, importObject } from "../support/databases.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, stopGateway, waitReady } from "../support/gateway-process.js";
 import { tempDir } from "../support/temp.js";
-import { dumpTables } from "./helpers.js";
+import { dumpTables, SERVICE_TABLES } from "./helpers.js";
 
 const tmp = tempDir("demo-to-real-");
 afterAll(async () => {
@@ -210,18 +210,8 @@ describe("from the demo to the platform's export", () => {
 
 /**
  * The tables an import writes, of a dump: not the service's own (keys, usage,
- * sessions, the migrations' record) nor what a gateway computes from the data
+ * sessions), the migrations' record, nor what a gateway computes from the data
  * at its own instant (the environment snapshots).
  */
-const NOT_IMPORTED = new Set([
-  "api_key",
-  "usage_coordinate",
-  "usage_day",
-  "sign_in_token",
-  "account_session",
-  "session_secret",
-  "_prisma_migrations",
-  "school_snapshot",
-  "school_day",
-]);
+const NOT_IMPORTED = new Set<string>([...SERVICE_TABLES, "_prisma_migrations", "school_snapshot", "school_day"]);
 const imports = (dump: Record<string, string>) => Object.fromEntries(Object.entries(dump).filter(([t]) => !NOT_IMPORTED.has(t)));

@@ -50,6 +50,9 @@ export async function counts(db: Pick<Database, "query">): Promise<Record<string
   return out;
 }
 
+/** The service's own tables, which no import writes and every import keeps: keys, their usage, accounts and sessions. */
+export const SERVICE_TABLES = ["api_key", "usage_coordinate", "usage_day", "sign_in_token", "account_session", "session_secret"] as const;
+
 export const TABLES = [
   "university",
   "course",

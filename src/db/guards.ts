@@ -10,6 +10,7 @@
  *   by: any mention of one is refused (and the client omits them by default);
  * - the read client cannot write.
  */
+import { TABLES } from "../generated/columns.js";
 import { getDatamodel } from "../generated/pothos-types.js";
 
 /** What a row of each guarded model must satisfy to be visible at all. */
@@ -25,6 +26,37 @@ export const GUARDED_COLUMNS = {
   hubPack: { payload: true },
   hubPackVersion: { payload: true },
 } as const;
+
+/** Whether a model's field is a guarded column (for SQL written from the schema: src/sql-plans/). */
+export function guardedColumn(model: string, field: string): boolean {
+  const key = model.charAt(0).toLowerCase() + model.slice(1);
+  return (GUARDED_COLUMNS as Readonly<Record<string, Readonly<Record<string, true>>>>)[key]?.[field] === true;
+}
+
+/**
+ * A model's visibility rule in SQL on its row `row` (undefined: every row is
+ * visible), written from {@link VISIBILITY_RULES} for SQL the schema's
+ * planner writes (src/sql-plans/): each rule is equalities on columns.
+ */
+export function visibilitySql(model: string, row: string): string | undefined {
+  const rule = VISIBILITY_RULES[model];
+  if (!rule) return undefined;
+  const columns = TABLES[model as keyof typeof TABLES].columns as Readonly<Record<string, string>>;
+  return Object.entries(rule)
+    .map(([field, value]) => {
+      const stored = columns[field];
+      if (stored === undefined) throw new GuardViolation(`the visibility rule of ${model} names ${field}, which it does not store`);
+      const literal =
+        typeof value === "boolean"
+          ? String(value).toUpperCase()
+          : typeof value === "string"
+            ? `'${value.replaceAll("'", "''")}'`
+            : undefined;
+      if (literal === undefined) throw new GuardViolation(`the visibility rule of ${model} on ${field} is not an equality`);
+      return `${row}."${stored}" = ${literal}`;
+    })
+    .join(" AND ");
+}
 
 const guardedNames = new Set(Object.values(GUARDED_COLUMNS).flatMap((columns) => Object.keys(columns)));
 

@@ -60,7 +60,7 @@ import { type Encoding, encode, encodingFor } from "../http.js";
 import { type McpOriginOptions, mcpOriginCheck } from "../mcp/plugin.js";
 import { recordAccess, requestIdFrom } from "../plugins/access-log.js";
 import { type ApiKeyGuard, type KeyCheck, keyCheckedBefore } from "../plugins/api-keys.js";
-import { countCompiled, runCompiled } from "../plugins/compiled-execution.js";
+import { countCompiled, countSql, runCompiled } from "../plugins/compiled-execution.js";
 import { variablesProblem } from "../plugins/input-limits.js";
 import { type PlannedDocuments, planKey, planRequest } from "../plugins/planned-documents.js";
 import { costProblems } from "../plugins/query-limits.js";
@@ -303,19 +303,26 @@ export function leanPath(options: LeanPathOptions): LeanPath {
         handOn(request, body, next, parsed);
       };
       const variables = parsed.variables ?? {};
-      if (variablesProblem(variables) || getVariableValues(plan.schema, plan.operation.variables, variables).errors) return handOver();
+      if (variablesProblem(variables)) return handOver();
+      const coerced = getVariableValues(plan.schema, plan.operation.variables, variables);
+      if (coerced.errors) return handOver();
       const ctx = context!();
       const call = { schema: plan.schema, document: plan.document, operationName: plan.operationName, variableValues: variables };
       if (costProblems({ ...call, contextValue: ctx }, graphql.maxCost).length > 0) return handOver();
-      let result: Awaited<ReturnType<typeof runCompiled>>;
+      let result: { data?: unknown; errors?: readonly unknown[] } | undefined;
       try {
-        const running = runCompiled(plan.operation, ctx, variables);
-        result = await withDeadline(Promise.resolve(running), graphql.timeoutMs, "GraphQL execution");
+        // The document as one statement when its plan has one and covers these variables; else its compiled operation.
+        result = plan.sql && (await withDeadline(plan.sql.run(ctx.prisma, coerced.coerced), graphql.timeoutMs, "GraphQL execution"));
+        if (result) countSql();
+        else {
+          const running = runCompiled(plan.operation, ctx, variables);
+          result = await withDeadline(Promise.resolve(running), graphql.timeoutMs, "GraphQL execution");
+          if (result.errors?.length) return handOver();
+          countCompiled();
+        }
       } catch {
         return handOver();
       }
-      if (result.errors?.length) return handOver();
-      countCompiled();
       const bytes = Buffer.from(JSON.stringify({ data: result.data }));
       const headers = { "content-type": plan.contentType };
       if (name && answers?.enabled) keepGraphQL(answers, name, bytes, plan.contentType, ctx.validForMs(), plan.uses);

@@ -100,7 +100,7 @@ export const cacheLookups = new Counter({
 
 export const graphqlExecutions = new Counter({
   name: "gateway_graphql_executions_total",
-  help: "GraphQL executions on /graphql, by executor: compiled (graphql-jit) or graphql-js (a document, variables or a result that compiling cannot answer the same).",
+  help: "GraphQL executions on /graphql, by executor: sql (the whole document as one statement), compiled (graphql-jit) or graphql-js (a document, variables or a result that compiling cannot answer the same).",
   labelNames: ["executor"] as const,
   registers: [registry],
 });

@@ -105,6 +105,8 @@ export const answeredCompiled = (context: unknown): boolean =>
 
 /** Counts an execution answered by a compiled operation. */
 export const countCompiled = (): void => graphqlExecutions.inc({ executor: "compiled" });
+/** Counts an execution by a document's SQL plan (src/sql-plans/plan.ts). */
+export const countSql = (): void => graphqlExecutions.inc({ executor: "sql" });
 
 /**
  * Runs a compiled operation as the plugin runs it: with response paths as

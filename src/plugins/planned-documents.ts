@@ -4,7 +4,8 @@
  * path (src/lean/path.ts) read and marked ({@link planRequest}) is answered
  * 200 by its compiled operation without errors, the document is kept as a
  * plan: that operation, the media type the answer had for the request's
- * `Accept`, and what it uses. The lean path then runs the next request of the
+ * `Accept`, what it uses, and its SQL plan when it has one (a statement for
+ * the whole document: src/sql-plans/plan.ts). The lean path then runs the next request of the
  * same document, media types and operation name itself, whatever its
  * variables, after the same checks the gateway would make of them (the key
  * and limits, the variables' text and list limits, their coercion, the cost
@@ -19,6 +20,7 @@
 import type { DocumentNode, GraphQLSchema } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
+import { planSql, type SqlPlan } from "../sql-plans/plan.js";
 import { usesNoted } from "../usage/coordinates.js";
 import { answeredCompiled, type Operation } from "./compiled-execution.js";
 
@@ -29,6 +31,8 @@ export interface PlannedDocument {
   operationName: string | undefined;
   /** Its compiled operation (src/plugins/compiled-execution.ts). */
   operation: Operation;
+  /** The document as one SQL statement, when every field of it has a SQL form (src/sql-plans/plan.ts). */
+  sql: SqlPlan | undefined;
   /** The media type of its answer (it follows the request's `Accept`). */
   contentType: string;
   /** What a request of it uses (src/usage/coordinates.ts). */
@@ -76,7 +80,7 @@ export function usePlannedDocuments(options: PlannedDocumentsOptions): Plugin {
   /** The execution of each marked request (by its Fetch request), until its answer is known. */
   const executions = new WeakMap<
     Request,
-    { key: string; plan: Omit<PlannedDocument, "operation" | "contentType" | "uses">; context: object }
+    { key: string; plan: Omit<PlannedDocument, "operation" | "sql" | "contentType" | "uses">; context: object }
   >();
   return {
     onExecute({ args }) {
@@ -99,6 +103,7 @@ export function usePlannedDocuments(options: PlannedDocumentsOptions): Plugin {
       plans.set(execution.key, {
         ...execution.plan,
         operation,
+        sql: planSql(schema, document, operationName),
         contentType: response.headers.get("content-type") ?? "application/json; charset=utf-8",
         uses: usesNoted(request),
       });

@@ -9,6 +9,7 @@ import { checkRange, literal, present } from "./arguments.js";
 import { type CourseFilterArgs, type SearchPage, type SearchWindow, titleSearch, titleSearchTotal } from "./title-search.js";
 import { placeRange, placeWindow } from "./course-places.js";
 import { universityMatch } from "./university.js";
+import { sqlColumn, sqlForm } from "./sql-forms.js";
 
 /** Newest semester first, then by id (docs/contract.md §3). */
 export const COURSE_ORDER: Prisma.CourseOrderByWithRelationInput[] = [{ semester: "desc" }, { id: "asc" }];
@@ -87,7 +88,12 @@ builder.prismaNode("Course", {
   select: COURSE_COLUMNS,
   id: { field: "id", description: "Global ID of the course." },
   fields: (t) => ({
-    databaseId: t.int({ ...POSITIVE, description: "Numeric course id (the REST `id`).", resolve: (c) => c.id }),
+    databaseId: t.int({
+      ...POSITIVE,
+      description: "Numeric course id (the REST `id`).",
+      extensions: { ...POSITIVE.extensions, ...sqlColumn("id") },
+      resolve: (c) => c.id,
+    }),
     className: t.string({ nullable: true, description: "Class name.", resolve: (c) => c.className }),
     courseNumber: t.string({ nullable: true, description: "Course number in the school's catalogue.", resolve: (c) => c.courseNumber }),
     courseClass: t.string({ nullable: true, description: "Class (section) code.", resolve: (c) => c.courseClass }),
@@ -267,6 +273,7 @@ builder.queryFields((t) => {
       nullable: true,
       description: "One public course by numeric id; null when it does not exist or is not public.",
       args: { id: t.arg.int({ required: true, description: "Numeric course id." }) },
+      extensions: sqlForm({ kind: "one", model: "Course", where: (a, param) => `t.id = ${param(a.id, "int")}` }),
       resolve: (query, _root, a, ctx) => ctx.prisma.course.findUnique({ ...query, where: { id: a.id } }),
     }),
   };

@@ -5,6 +5,7 @@ import { builder } from "./builder.js";
 import { POSITIVE } from "./json-schema.js";
 import { PAGE, pageCost } from "./cost.js";
 import { present } from "./arguments.js";
+import { sqlForm } from "./sql-forms.js";
 
 const Country = builder.enumType("Country", {
   description: "The country of a school or station; it decides the AQI standard (TW: MOENV, US: EPA).",
@@ -51,6 +52,18 @@ builder.queryFields((t) => ({
     maxSize: PAGE.long,
     complexity: pageCost(PAGE.long, PAGE.long),
     args: { region: t.arg.string({ description: "Only schools whose region is exactly this." }) },
+    extensions: sqlForm({
+      kind: "page",
+      model: "University",
+      cursor: "id",
+      orderBy: [{ field: "id" }],
+      defaultSize: PAGE.long,
+      maxSize: PAGE.long,
+      where: (args, param) => {
+        const region = present(args.region as string | null | undefined);
+        return region === undefined ? undefined : `t.region = ${param(region, "text")}`;
+      },
+    }),
     resolve: (query, _root, args, ctx) =>
       ctx.prisma.university.findMany({ ...query, where: regionWhere(args.region), orderBy: { id: "asc" } }),
     totalCount: (_conn, args, ctx) => ctx.prisma.university.count({ where: regionWhere(args.region) }),

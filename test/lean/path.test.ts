@@ -569,6 +569,36 @@ describe("the lean path, for a GraphQL POST of a document the gateway has answer
     expect(kept.body).toBe(ran.body);
     expect(s.answers.bytes(`graphql POST  application/json ${post({ n: 3 })}`)).toBeDefined();
   });
+
+  it("runs a document whose every field has a SQL form as one statement, with the gateway's answer, and the rest compiled", async () => {
+    const s = await serve({ ttlMs: 0 });
+    const schools =
+      "query ($n: Int, $r: String, $a: String) { universities(first: $n, region: $r, after: $a) { totalCount edges { cursor node { id code latitude } } pageInfo { hasNextPage endCursor } } }";
+    const body = (variables: Record<string, unknown>) => JSON.stringify({ query: schools, variables });
+    const executions = async () => {
+      const metric = await registry.getSingleMetric("gateway_graphql_executions_total")!.get();
+      const of = (executor: string) => metric.values.find((v) => v.labels.executor === executor)?.value ?? 0;
+      return { sql: of("sql"), compiled: of("compiled") };
+    };
+    await s.post("/graphql", body({ n: 1 }), auth());
+    // A page from the start is the statement's; a page after a cursor, the compiled operation's.
+    for (const [variables, by] of [
+      [{ n: 2 }, "sql"],
+      [{ n: 1, r: "Seattle" }, "sql"],
+      [{}, "sql"],
+      [{ n: 1, a: "R1BDOk46MQ==" }, "compiled"],
+    ] as const) {
+      const slow = await throughGateway(s, () => s.post("/graphql", body(variables), auth()));
+      const before = await executions();
+      const taken = s.taken;
+      const fast = await s.post("/graphql", body(variables), auth());
+      const after = await executions();
+      expect(s.taken, JSON.stringify(variables)).toBe(taken + 1);
+      expect(fast.body, JSON.stringify(variables)).toBe(slow.body);
+      expect(after[by] - before[by], JSON.stringify(variables)).toBe(1);
+      expect(after.sql + after.compiled - before.sql - before.compiled).toBe(1);
+    }
+  });
 });
 
 const NESTED = "{ universities { nodes { code nameZh courses(first: 3) { nodes { databaseId courseNameChinese semester } } } } }";

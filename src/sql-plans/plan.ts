@@ -1,0 +1,449 @@
+/**
+ * A document as one SQL statement (issue 65): the planned documents
+ * (src/plugins/planned-documents.ts) whose every field has a SQL form
+ * (src/schema/sql-forms.ts) are answered by one statement, in which
+ * PostgreSQL reads every root field's rows and their relations and returns
+ * them as one JSON text; the answer is then made from it in the document's
+ * order, each value serialized by its GraphQL type, as graphql-js makes it.
+ * Any other document, and any request of a planned one whose arguments ask
+ * for what a form does not cover (a cursor, a backward page) or whose answer
+ * would have an error (a null where the schema says non-null), is answered
+ * by its compiled operation, as before.
+ *
+ * The guards are those of the read client (src/db/guards.ts): no column that
+ * is guarded is read, and each model's visibility rule is part of every
+ * condition on it, written from the same rules.
+ */
+import { getConnectionPageSize, validateConnectionArguments } from "@pothos/core";
+import { formatPrismaCursor } from "@pothos/plugin-prisma";
+import { encodeGlobalID } from "@pothos/plugin-relay";
+import {
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLLeafType,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  getArgumentValues,
+  getNamedType,
+  getNullableType,
+  getOperationAST,
+  isLeafType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  Kind,
+  type SelectionSetNode,
+} from "graphql";
+import type { ReadClient } from "../db/client.js";
+import { guardedColumn, visibilitySql } from "../db/guards.js";
+import { TABLES } from "../generated/columns.js";
+import { getDatamodel } from "../generated/pothos-types.js";
+import { type Param, SQL_COLUMN, SQL_FORM, type SqlForm, type SqlPage } from "../schema/sql-forms.js";
+
+type Args = Record<string, unknown>;
+type Row = unknown[];
+
+/** Thrown while answering: the compiled operation answers this request instead. */
+class Unplanned extends Error {}
+
+/** What one value of the answer is made from, at an index of its row's JSON array. */
+type Out =
+  | { kind: "leaf"; key: string; at: number; type: GraphQLLeafType; nonNull: boolean }
+  | { kind: "typename"; key: string; name: string }
+  | { kind: "id"; key: string; at: number; typename: string }
+  | { kind: "object"; key: string; at: number; fields: Out[]; nonNull: boolean };
+
+/** The SQL expressions of one row (`json_build_array` of them), each read once however often the document asks for it. */
+class Columns {
+  readonly list: string[] = [];
+  at(expression: string): number {
+    const found = this.list.indexOf(expression);
+    if (found >= 0) return found;
+    this.list.push(expression);
+    return this.list.length - 1;
+  }
+  sql(): string {
+    return `json_build_array(${this.list.join(", ")})`;
+  }
+}
+
+/** A root field's part of the statement, and how its value is made from its part of the result. */
+interface Root {
+  key: string;
+  /** Its SQL expression for this request's variables (parameters through `param`). */
+  sql(variables: Args, param: Param): string;
+  /** Its value, from its part of the result. */
+  value(part: unknown, variables: Args): unknown;
+}
+
+/** A document planned as one statement. */
+export interface SqlPlan {
+  /** The answer's `data` for `variables` (coerced), or undefined when this request must be answered otherwise. */
+  run(prisma: ReadClient, variables: Args): Promise<{ data: Args } | undefined>;
+}
+
+/** A field of the Prisma datamodel, as Pothos keeps it. */
+interface RelationField {
+  name: string;
+  type: string;
+  kind: string;
+  isList: boolean;
+  isId?: boolean;
+  relationFromFields?: readonly string[];
+}
+
+const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: readonly RelationField[] }>;
+
+/** A model's table and the column of one of its fields (undefined for a field it does not store). */
+function column(model: string, field: string): string | undefined {
+  const table = TABLES[model as keyof typeof TABLES];
+  return (table?.columns as Record<string, string> | undefined)?.[field];
+}
+
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** Plans `document`'s operation as one statement; undefined when some field of it has no SQL form. */
+export function planSql(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): SqlPlan | undefined {
+  const operation = getOperationAST(document, operationName);
+  const query = schema.getQueryType();
+  if (operation?.operation !== "query" || !query) return undefined;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  let aliases = 0;
+  const alias = () => `t${++aliases}`;
+
+  /** The fields of a selection set on `type`, by response key in graphql-js's order; undefined for a directive or a fragment on another type. */
+  function collect(
+    type: GraphQLObjectType,
+    set: SelectionSetNode,
+    into = new Map<string, FieldNode[]>(),
+  ): Map<string, FieldNode[]> | undefined {
+    for (const selection of set.selections) {
+      if (selection.directives?.length) return undefined;
+      if (selection.kind === Kind.FIELD) {
+        const key = selection.alias?.value ?? selection.name.value;
+        into.set(key, [...(into.get(key) ?? []), selection]);
+        continue;
+      }
+      const fragment = selection.kind === Kind.FRAGMENT_SPREAD ? fragments.get(selection.name.value) : selection;
+      if (!fragment) return undefined;
+      const condition = fragment.typeCondition?.name.value;
+      if (condition !== undefined && condition !== type.name && !type.getInterfaces().some((i) => i.name === condition)) return undefined;
+      if (!collect(type, fragment.selectionSet, into)) return undefined;
+    }
+    return into;
+  }
+
+  /** The selection set of the fields of one response key, merged. */
+  const merged = (nodes: FieldNode[]): SelectionSetNode => ({
+    kind: Kind.SELECTION_SET,
+    selections: nodes.flatMap((node) => node.selectionSet?.selections ?? []),
+  });
+
+  /**
+   * The values of an object of `type` (a Prisma model's) read from the row
+   * `row` of that model, as indexes into `columns`; undefined when a field
+   * has no SQL form.
+   */
+  function object(type: GraphQLObjectType, set: SelectionSetNode, row: string, columns: Columns): Out[] | undefined {
+    const model = type.extensions?.pothosPrismaModel as string | undefined;
+    const fields = model ? collect(type, set) : undefined;
+    if (!model || !fields) return undefined;
+    const out: Out[] = [];
+    for (const [key, nodes] of fields) {
+      const node = nodes[0]!;
+      const name = node.name.value;
+      if (name === "__typename") {
+        out.push({ kind: "typename", key, name: type.name });
+        continue;
+      }
+      const field = type.getFields()[name];
+      if (!field || (node.arguments?.length ?? 0) > 0) return undefined;
+      const made = objectField(model, type, field, key, nodes, row, columns);
+      if (!made) return undefined;
+      out.push(made);
+    }
+    return out;
+  }
+
+  function objectField(
+    model: string,
+    type: GraphQLObjectType,
+    field: GraphQLField<unknown, unknown>,
+    key: string,
+    nodes: FieldNode[],
+    row: string,
+    columns: Columns,
+  ): Out | undefined {
+    const named = getNamedType(field.type);
+    const nonNull = isNonNullType(field.type);
+    const extensions = field.extensions as Record<string, unknown>;
+    // The global id of a Pothos node: its type's name and the row's id.
+    if (field.name === "id" && type.getInterfaces().some((i) => i.name === "Node")) {
+      const id = column(model, "id");
+      return id ? { kind: "id", key, at: columns.at(`${row}.${quote(id)}`), typename: type.name } : undefined;
+    }
+    if (isLeafType(named) && !isListType(getNullableType(field.type))) {
+      const name = (extensions[SQL_COLUMN] ?? extensions.pothosExposedField ?? field.name) as string;
+      const stored = column(model, name);
+      if (!stored || guardedColumn(model, name)) return undefined;
+      // Enum columns go as their text (Prisma reads them so).
+      const read = isEnumColumn(model, name) ? `${row}.${quote(stored)}::text` : `${row}.${quote(stored)}`;
+      return { kind: "leaf", key, at: columns.at(read), type: named, nonNull };
+    }
+    const relation = extensions.pothosPrismaRelationField as RelationField | undefined;
+    if (relation && isObjectType(named) && !isListType(getNullableType(field.type))) {
+      // A relation to one row: the foreign key of this model, to the other's id.
+      const foreign = relation.relationFromFields;
+      const id = models[relation.type]?.fields.find((f) => f.isId);
+      if (relation.isList || foreign?.length !== 1 || !id) return undefined;
+      const from = column(model, foreign[0]!);
+      const to = column(relation.type, id.name);
+      const table = TABLES[relation.type as keyof typeof TABLES]?.table;
+      if (!from || !to || !table) return undefined;
+      const inner = alias();
+      const innerColumns = new Columns();
+      const fields = object(named, merged(nodes), inner, innerColumns);
+      if (!fields) return undefined;
+      const visible = visibilitySql(relation.type, inner);
+      const sql = `(SELECT ${innerColumns.sql()} FROM ${quote(table)} ${inner} WHERE ${inner}.${quote(to)} = ${row}.${quote(from)}${visible ? ` AND ${visible}` : ""})`;
+      return { kind: "object", key, at: columns.at(sql), fields, nonNull };
+    }
+    return undefined;
+  }
+
+  /** A root field with a SQL form. */
+  function root(key: string, nodes: FieldNode[]): Root | undefined {
+    const node = nodes[0]!;
+    if (nodes.some((other) => other.arguments?.length !== node.arguments?.length)) return undefined;
+    const field = query!.getFields()[node.name.value];
+    const form = field?.extensions?.[SQL_FORM] as SqlForm | undefined;
+    const table = form && TABLES[form.model as keyof typeof TABLES]?.table;
+    if (!field || !form || !table) return undefined;
+    const named = getNamedType(field.type);
+    if (!isObjectType(named)) return undefined;
+    const args = (variables: Args) => getArgumentValues(field, node, variables);
+    const visible = visibilitySql(form.model, "t");
+    const conditions = (variables: Args, param: Param) =>
+      [form.where(args(variables), param), visible].filter((c): c is string => c !== undefined);
+    const whereOf = (list: string[]) => (list.length ? ` WHERE ${list.join(" AND ")}` : "");
+    if (form.kind === "one") {
+      const columns = new Columns();
+      const fields = object(named, merged(nodes), "t", columns);
+      if (!fields) return undefined;
+      const nonNull = isNonNullType(field.type);
+      return {
+        key,
+        sql: (variables, param) => `(SELECT ${columns.sql()} FROM ${quote(table)} t${whereOf(conditions(variables, param))})`,
+        value: (part) => made({ kind: "object", key, at: 0, fields, nonNull }, [part]),
+      };
+    }
+    return page(key, named, nodes, form, table, args, conditions, whereOf);
+  }
+
+  /** A root connection's first page: its rows, and its total when asked for. */
+  function page(
+    key: string,
+    connection: GraphQLObjectType,
+    nodes: FieldNode[],
+    form: SqlPage,
+    table: string,
+    args: (variables: Args) => Args,
+    conditions: (variables: Args, param: Param) => string[],
+    whereOf: (list: string[]) => string,
+  ): Root | undefined {
+    const fields = collect(connection, merged(nodes));
+    if (!fields) return undefined;
+    const columns = new Columns();
+    const cursorColumn = column(form.model, form.cursor);
+    if (!cursorColumn) return undefined;
+    const cursorAt = columns.at(`t.${quote(cursorColumn)}`);
+    const order: { sql: string; descending: boolean }[] = [];
+    for (const by of form.orderBy) {
+      const stored = column(form.model, by.field);
+      if (!stored) return undefined;
+      order.push({ sql: `t.${quote(stored)}`, descending: by.descending === true });
+    }
+    const inner = order.map((o, i) => `${o.sql}${o.descending ? " DESC" : ""} AS o${i}`).join(", ");
+    const innerOrder = order.map((o) => `${o.sql}${o.descending ? " DESC" : ""}`).join(", ");
+    const outerOrder = order.map((o, i) => `r.o${i}${o.descending ? " DESC" : ""}`).join(", ");
+    type Part = (rows: Row[], total: number, pageInfo: PageInfo) => unknown;
+    const parts: { key: string; make: Part }[] = [];
+    let total = false;
+    const edgeType = connection.getFields().edges && getNamedType(connection.getFields().edges!.type);
+    const nodeType = connection.getFields().nodes && getNamedType(connection.getFields().nodes!.type);
+    for (const [partKey, partNodes] of fields) {
+      const name = partNodes[0]!.name.value;
+      if (partNodes.some((n) => n.arguments?.length)) return undefined;
+      if (name === "__typename") parts.push({ key: partKey, make: () => connection.name });
+      else if (name === "totalCount") {
+        total = true;
+        parts.push({ key: partKey, make: (_rows, count) => count });
+      } else if (name === "nodes" && nodeType && isObjectType(nodeType)) {
+        const out = object(nodeType, merged(partNodes), "t", columns);
+        if (!out) return undefined;
+        parts.push({ key: partKey, make: (rows) => rows.map((row) => objectOf(out, row)) });
+      } else if (name === "pageInfo") {
+        const pageInfoType = getNamedType(connection.getFields().pageInfo!.type) as GraphQLObjectType;
+        const info = collect(pageInfoType, merged(partNodes));
+        if (!info) return undefined;
+        const keys = [...info].map(([infoKey, infoNodes]) => [infoKey, infoNodes[0]!.name.value] as const);
+        if (keys.some(([, infoName]) => !(infoName in PAGE_INFO) && infoName !== "__typename")) return undefined;
+        parts.push({
+          key: partKey,
+          make: (_rows, _count, pageInfo) =>
+            Object.fromEntries(
+              keys.map(([infoKey, infoName]) => [
+                infoKey,
+                infoName === "__typename" ? pageInfoType.name : pageInfo[infoName as keyof PageInfo],
+              ]),
+            ),
+        });
+      } else if (name === "edges" && edgeType && isObjectType(edgeType)) {
+        const edge = collect(edgeType, merged(partNodes));
+        if (!edge) return undefined;
+        const makers: { key: string; make: (row: Row) => unknown }[] = [];
+        for (const [edgeKey, edgeNodes] of edge) {
+          const edgeName = edgeNodes[0]!.name.value;
+          const target = getNamedType(edgeType.getFields()[edgeName]?.type ?? edgeType);
+          if (edgeNodes.some((n) => n.arguments?.length)) return undefined;
+          if (edgeName === "__typename") makers.push({ key: edgeKey, make: () => edgeType.name });
+          else if (edgeName === "cursor") makers.push({ key: edgeKey, make: (row) => cursorOf(form, row[cursorAt]) });
+          else if (edgeName === "node" && isObjectType(target)) {
+            const out = object(target, merged(edgeNodes), "t", columns);
+            if (!out) return undefined;
+            makers.push({ key: edgeKey, make: (row) => objectOf(out, row) });
+          } else return undefined;
+        }
+        parts.push({
+          key: partKey,
+          make: (rows) => rows.map((row) => Object.fromEntries(makers.map((m) => [m.key, m.make(row)]))),
+        });
+      } else return undefined;
+    }
+    return {
+      key,
+      sql: (variables, param) => {
+        const where = whereOf(conditions(variables, param));
+        const limit = limitOf(form, args(variables));
+        const rows = `(SELECT coalesce(json_agg(r.row ORDER BY ${outerOrder}), '[]') FROM (SELECT ${columns.sql()} AS row, ${inner} FROM ${quote(table)} t${where} ORDER BY ${innerOrder} LIMIT ${param(limit, "int")}) r)`;
+        const count = total ? `(SELECT count(*) FROM ${quote(table)} t${where})` : "0";
+        return `json_build_array(${rows}, ${count})`;
+      },
+      value: (part, variables) => {
+        const [rows, count] = part as [Row[], number];
+        const limit = limitOf(form, args(variables));
+        const full = rows.length === limit;
+        const shown = full ? rows.slice(0, -1) : rows;
+        const first = shown[0];
+        const last = shown[shown.length - 1];
+        const pageInfo: PageInfo = {
+          hasNextPage: full,
+          hasPreviousPage: false,
+          startCursor: first ? cursorOf(form, first[cursorAt]) : null,
+          endCursor: last ? cursorOf(form, last[cursorAt]) : null,
+        };
+        return Object.fromEntries(parts.map((p) => [p.key, p.make(shown, count, pageInfo)]));
+      },
+    };
+  }
+
+  const top = collect(query, operation.selectionSet);
+  if (!top || top.size === 0) return undefined;
+  const roots: Root[] = [];
+  for (const [key, nodes] of top) {
+    if (nodes[0]!.name.value === "__typename") {
+      roots.push({ key, sql: () => "NULL", value: () => query.name });
+      continue;
+    }
+    const made = root(key, nodes);
+    if (!made) return undefined;
+    roots.push(made);
+  }
+  return {
+    async run(prisma, variables) {
+      const params: unknown[] = [];
+      const param: Param = (value, type) => {
+        params.push(value);
+        return `$${params.length}::${type}`;
+      };
+      let sql: string;
+      try {
+        sql = `SELECT json_build_array(${roots.map((r) => r.sql(variables, param)).join(", ")})::text AS body`;
+      } catch (error) {
+        if (error instanceof Unplanned) return undefined;
+        throw error;
+      }
+      const [found] = await prisma.$queryRawUnsafe<{ body: string }[]>(sql, ...params);
+      const parts = JSON.parse(found!.body) as unknown[];
+      try {
+        return { data: Object.fromEntries(roots.map((r, i) => [r.key, r.value(parts[i], variables)])) };
+      } catch (error) {
+        if (error instanceof Unplanned) return undefined;
+        throw error;
+      }
+    },
+  };
+}
+
+interface PageInfo {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  startCursor: string | null;
+  endCursor: string | null;
+}
+
+const PAGE_INFO: Record<keyof PageInfo, true> = { hasNextPage: true, hasPreviousPage: true, startCursor: true, endCursor: true };
+
+/** The rows a page reads (one more than it shows, to know whether another follows), as Pothos counts them; Unplanned for what a form does not page. */
+function limitOf(form: SqlPage, args: Args): number {
+  if (args.after != null || args.before != null || args.last != null) throw new Unplanned();
+  try {
+    validateConnectionArguments(args);
+  } catch {
+    throw new Unplanned();
+  }
+  return getConnectionPageSize({ args, defaultSize: form.defaultSize, maxSize: form.maxSize }).limit;
+}
+
+const cursorOf = (form: SqlPage, value: unknown) => formatPrismaCursor({ [form.cursor]: value }, form.cursor);
+
+/** An object's values from its row, in the document's order. */
+function objectOf(fields: Out[], row: Row): Args {
+  const value: Args = {};
+  for (const field of fields) value[field.key] = made(field, row);
+  return value;
+}
+
+function made(field: Out, row: Row): unknown {
+  switch (field.kind) {
+    case "typename":
+      return field.name;
+    case "id":
+      return encodeGlobalID(field.typename, String(row[field.at]));
+    case "leaf": {
+      const value = row[field.at];
+      if (value === null || value === undefined) {
+        if (field.nonNull) throw new Unplanned();
+        return null;
+      }
+      return field.type.serialize(value);
+    }
+    case "object": {
+      const value = row[field.at];
+      if (value === null || value === undefined) {
+        if (field.nonNull) throw new Unplanned();
+        return null;
+      }
+      return objectOf(field.fields, value as Row);
+    }
+  }
+}
+
+/** Whether a model's field is stored as a PostgreSQL enum (read as its text). */
+function isEnumColumn(model: string, field: string): boolean {
+  return (models[model]?.fields.find((f) => f.name === field) as { kind?: string } | undefined)?.kind === "enum";
+}

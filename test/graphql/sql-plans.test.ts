@@ -1,0 +1,237 @@
+/**
+ * Documents answered as one SQL statement (src/sql-plans/plan.ts) give the
+ * bytes graphql-js gives: generated documents over the fields with SQL forms
+ * (aliases, fragments, repeated fields, `__typename`, every part of a
+ * connection), with their arguments as literals and as variables, in range
+ * and out of it, on a database with private courses; what the plan does not
+ * cover it leaves to the compiled operation, and the guards hold in its SQL.
+ */
+import fc from "fast-check";
+import { parse } from "graphql";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createReadClient, type QueryEvent, type ReadClient } from "../../src/db/client.js";
+import type { Database } from "../../src/db/driver.js";
+import { schema } from "../../src/schema/index.js";
+import { createGateway, type Gateway } from "../../src/server.js";
+import { planSql } from "../../src/sql-plans/plan.js";
+import { canaryExport } from "../support/canary.js";
+import { freshDatabase, importObject } from "../support/databases.js";
+
+let db: Database;
+let prisma: ReadClient;
+let gateway: Gateway;
+const statements: string[] = [];
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  await importObject(db, canaryExport());
+  prisma = createReadClient(db, { onQuery: (event: QueryEvent) => statements.push(event.query) });
+  gateway = createGateway({ db, prisma, auth: false, now: () => new Date("2026-11-20T04:00:00Z"), compile: false });
+});
+
+afterAll(async () => {
+  await prisma.$disconnect();
+  await db.close();
+});
+
+/** graphql-js's answer to a document, as the gateway writes it. */
+async function graphqlJs(query: string, variables: Record<string, unknown>): Promise<string> {
+  const response = await gateway.fetch("http://gateway.test/graphql", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify({ query, variables }),
+  });
+  return response.text();
+}
+
+/** The plan's answer, written as the lean path writes it; undefined when it leaves the request to the compiled operation. */
+async function planned(query: string, variables: Record<string, unknown>): Promise<string | undefined> {
+  const plan = planSql(schema, parse(query), undefined);
+  expect(plan, query).toBeDefined();
+  const result = await plan!.run(prisma, variables);
+  return result && JSON.stringify(result);
+}
+
+const pick = <T>(items: readonly T[]) =>
+  fc.subarray([...items], { minLength: 1 }).chain((chosen) => fc.shuffledSubarray(chosen, { minLength: 1 }));
+const aliased = (field: string) => fc.oneof(fc.constant(field), fc.constant(`a_${field}: ${field}`));
+
+const SCHOOL = [
+  "databaseId",
+  "code",
+  "nameZh",
+  "nameEn",
+  "shortName",
+  "region",
+  "country",
+  "timezone",
+  "latitude",
+  "longitude",
+  "id",
+  "__typename",
+];
+const COURSE = [
+  "databaseId",
+  "className",
+  "courseNumber",
+  "courseClass",
+  "courseNameChinese",
+  "courseNameEnglish",
+  "instructor",
+  "instructorEnglish",
+  "department",
+  "departmentEnglish",
+  "semester",
+  "startDate",
+  "endDate",
+  "teachingGoal",
+  "classMemo",
+  "id",
+  "__typename",
+];
+
+/** A selection of a school's fields, some aliased, some in a fragment. */
+const schoolSelection = pick(SCHOOL).chain((fields) =>
+  fc
+    .tuple(fc.array(fc.boolean(), { minLength: fields.length, maxLength: fields.length }), ...fields.map(aliased))
+    .map(([inFragment, ...written]) => {
+      const plain = written.filter((_, i) => !inFragment[i]);
+      const fragment = written.filter((_, i) => inFragment[i]);
+      return `${plain.join(" ")}${fragment.length ? ` ... on University { ${fragment.join(" ")} }` : ""}`;
+    }),
+);
+
+const courseSelection = fc
+  .tuple(
+    pick(COURSE).chain((fields) => fc.tuple(...fields.map(aliased))),
+    fc.option(schoolSelection, { nil: undefined }),
+  )
+  .map(([fields, school]) => `${fields.join(" ")}${school ? ` university { ${school} }` : ""}`);
+
+const PAGE_INFO = ["hasNextPage", "hasPreviousPage", "startCursor", "endCursor", "__typename"];
+
+/** A page of schools: its parts, in any order and number. */
+const connectionSelection = fc
+  .tuple(
+    fc.option(schoolSelection, { nil: undefined }),
+    fc.option(fc.tuple(fc.boolean(), fc.option(schoolSelection, { nil: undefined })), { nil: undefined }),
+    fc.option(pick(PAGE_INFO), { nil: undefined }),
+    fc.boolean(),
+    fc.boolean(),
+  )
+  .map(([nodes, edges, pageInfo, total, typename]) => {
+    const parts = [
+      nodes && `nodes { ${nodes} }`,
+      edges && (edges[0] || edges[1]) && `edges { ${edges[0] ? "cursor " : ""}${edges[1] ? `node { ${edges[1]} }` : ""} }`,
+      pageInfo && `pageInfo { ${pageInfo.join(" ")} }`,
+      total && "totalCount",
+      typename && "__typename",
+    ].filter(Boolean);
+    return parts.length ? parts.join(" ") : "totalCount";
+  });
+
+/** `first` as a page of schools takes it: none, small, zero, past the largest page, negative. */
+const first = fc.constantFrom<number | null | undefined>(undefined, null, 0, 1, 2, 3, 500, 501, 10_000, -1);
+const region = fc.constantFrom<string | null | undefined>(undefined, null, "", "  ", "Taipei", "Seattle", "Nowhere", "taipei");
+/** Course ids: public, private (2, 5), absent, out of range. */
+const courseId = fc.constantFrom(1, 2, 3, 4, 5, 6, 7, 0, -1);
+
+describe("a document as one SQL statement", () => {
+  it("gives graphql-js's bytes for generated documents over the fields with SQL forms", async () => {
+    let answered = 0;
+    let left = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        connectionSelection,
+        courseSelection,
+        first,
+        region,
+        courseId,
+        fc.boolean(),
+        fc.constantFrom("schools", "course", "both"),
+        async (page, course, size, where, id, asVariables, roots) => {
+          const args = (pairs: [string, unknown, string][]) => {
+            const given = pairs.filter(([, value]) => value !== undefined);
+            return given.length
+              ? `(${given.map(([name, value]) => `${name}: ${asVariables ? `$${name}` : JSON.stringify(value)}`).join(", ")})`
+              : "";
+          };
+          const schoolArgs: [string, unknown, string][] = [
+            ["first", size, "Int"],
+            ["region", where, "String"],
+          ];
+          const fields = [
+            roots !== "course" && `universities${args(schoolArgs)} { ${page} }`,
+            roots !== "schools" && `course${args([["id", id, "Int!"]])} { ${course} }`,
+          ].filter(Boolean);
+          const used = [
+            ...(roots !== "course" ? schoolArgs : []),
+            ...(roots !== "schools" ? [["id", id, "Int!"] as [string, unknown, string]] : []),
+          ].filter(([, value]) => value !== undefined);
+          const header = asVariables && used.length ? `query (${used.map(([name, , type]) => `$${name}: ${type}`).join(", ")})` : "";
+          const query = `${header} { ${fields.join(" ")} }`;
+          const variables = asVariables ? Object.fromEntries(used) : {};
+          const ours = await planned(query, variables);
+          const theirs = await graphqlJs(query, variables);
+          if (ours === undefined) {
+            left++;
+            // Left to the compiled operation: a page that is not one from the start, or an answer with an error.
+            expect(size === -1 || JSON.parse(theirs).errors !== undefined, `${query} ${theirs}`).toBe(true);
+            return;
+          }
+          answered++;
+          expect(ours, `${query}\n${JSON.stringify(variables)}`).toBe(theirs);
+        },
+      ),
+      { numRuns: Number(process.env.SQL_PLAN_RUNS ?? 150) },
+    );
+    expect(answered).toBeGreaterThan(left);
+  });
+
+  it("reads no private course and no guarded column, and answers a private course's id with null", async () => {
+    statements.length = 0;
+    const query = "{ private: course(id: 2) { databaseId courseNameChinese } public: course(id: 1) { databaseId } }";
+    expect(await planned(query, {})).toBe(await graphqlJs(query, {}));
+    expect(JSON.parse((await planned(query, {}))!)).toEqual({ data: { private: null, public: { databaseId: 1 } } });
+    const ours = statements.filter((sql) => sql.startsWith("SELECT json_build_array"));
+    expect(ours).toHaveLength(2);
+    for (const sql of ours) {
+      expect(sql).toContain(`t."is_public" = TRUE`);
+      expect(sql).not.toContain("join_code");
+    }
+  });
+
+  it("is one statement for every root field and relation of a document", async () => {
+    statements.length = 0;
+    await planned("{ universities(first: 2) { totalCount nodes { code } } course(id: 1) { university { code } } }", {});
+    expect(statements).toHaveLength(1);
+  });
+
+  it("plans no document with a field that has no SQL form, a directive, or a fragment on another type", () => {
+    for (const query of [
+      "{ course(id: 1) { school } }",
+      "{ universities { nodes { courses(first: 1) { totalCount } } } }",
+      "{ papers { totalCount } }",
+      "query ($x: Boolean!) { universities { nodes { code @include(if: $x) } } }",
+      "{ universities { nodes { ... on Course { databaseId } } } }",
+      "{ universities(first: 1) { edges { node { code } } } papers { totalCount } }",
+      "mutation { __typename }",
+    ]) {
+      let plan: unknown;
+      try {
+        plan = planSql(schema, parse(query), undefined);
+      } catch {
+        plan = undefined;
+      }
+      expect(plan, query).toBeUndefined();
+    }
+  });
+
+  it("leaves a page after a cursor or from the end to the compiled operation", async () => {
+    const plan = planSql(schema, parse("query ($a: String, $l: Int) { universities(after: $a, last: $l) { nodes { code } } }"), undefined)!;
+    expect(plan).toBeDefined();
+    expect(await plan.run(prisma, { a: "R1BDOk46MQ==" })).toBeUndefined();
+    expect(await plan.run(prisma, { l: 1 })).toBeUndefined();
+    expect(await plan.run(prisma, {})).toBeDefined();
+  });
+});

@@ -103,10 +103,19 @@ export function usePlannedDocuments(options: PlannedDocumentsOptions): Plugin {
       plans.set(execution.key, {
         ...execution.plan,
         operation,
-        sql: planSql(schema, document, operationName),
+        sql: sqlPlanOf(schema, document, operationName),
         contentType: response.headers.get("content-type") ?? "application/json; charset=utf-8",
         uses: usesNoted(request),
       });
     },
   };
+}
+
+/** A document's SQL plan; none when planning it fails, so that the compiled operation answers it as before. */
+function sqlPlanOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): SqlPlan | undefined {
+  try {
+    return planSql(schema, document, operationName);
+  } catch {
+    return undefined;
+  }
 }

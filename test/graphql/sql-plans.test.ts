@@ -54,7 +54,9 @@ async function planned(query: string, variables: Record<string, unknown>): Promi
 
 const pick = <T>(items: readonly T[]) =>
   fc.subarray([...items], { minLength: 1 }).chain((chosen) => fc.shuffledSubarray(chosen, { minLength: 1 }));
-const aliased = (field: string) => fc.oneof(fc.constant(field), fc.constant(`a_${field}: ${field}`));
+/** A field, sometimes under an alias (rarely enough that a document stays within the gateway's 15 aliases). */
+const aliased = (field: string) =>
+  fc.oneof({ weight: 4, arbitrary: fc.constant(field) }, { weight: 1, arbitrary: fc.constant(`a_${field}: ${field}`) });
 
 const SCHOOL = [
   "databaseId",
@@ -140,6 +142,7 @@ describe("a document as one SQL statement", () => {
   it("gives graphql-js's bytes for generated documents over the fields with SQL forms", async () => {
     let answered = 0;
     let left = 0;
+    let refused = 0;
     await fc.assert(
       fc.asyncProperty(
         connectionSelection,
@@ -171,8 +174,13 @@ describe("a document as one SQL statement", () => {
           const header = asVariables && used.length ? `query (${used.map(([name, , type]) => `$${name}: ${type}`).join(", ")})` : "";
           const query = `${header} { ${fields.join(" ")} }`;
           const variables = asVariables ? Object.fromEntries(used) : {};
-          const ours = await planned(query, variables);
           const theirs = await graphqlJs(query, variables);
+          // A document the gateway refuses whole (its limits) is never planned: it never got an answer to plan from.
+          if (!("data" in JSON.parse(theirs))) {
+            refused++;
+            return;
+          }
+          const ours = await planned(query, variables);
           if (ours === undefined) {
             left++;
             // Left to the compiled operation: a page that is not one from the start, or an answer with an error.
@@ -185,7 +193,7 @@ describe("a document as one SQL statement", () => {
       ),
       { numRuns: Number(process.env.SQL_PLAN_RUNS ?? 150) },
     );
-    expect(answered).toBeGreaterThan(left);
+    expect(answered).toBeGreaterThan(left + refused);
   });
 
   it("reads no private course and no guarded column, and answers a private course's id with null", async () => {

@@ -273,7 +273,7 @@ builder.queryFields((t) => {
       nullable: true,
       description: "One public course by numeric id; null when it does not exist or is not public.",
       args: { id: t.arg.int({ required: true, description: "Numeric course id." }) },
-      extensions: sqlForm({ kind: "one", model: "Course", where: (a, param) => `t.id = ${param(a.id, "int")}` }),
+      extensions: sqlForm({ kind: "one", model: "Course", where: (a, { row, param }) => `${row}.id = ${param(a.id, "int")}` }),
       resolve: (query, _root, a, ctx) => ctx.prisma.course.findUnique({ ...query, where: { id: a.id } }),
     }),
   };

@@ -9,14 +9,33 @@
  * the one Pothos exposes (`t.exposeString("code")`), or the one its
  * {@link SQL_COLUMN} names. A relation (`t.relation`) follows the Prisma
  * schema's foreign key. Guards hold as for the read client: the planner reads
- * no guarded column, and adds each model's visibility rule where it reads it
- * (src/db/guards.ts).
+ * no guarded column, and adds each model's visibility rule where it reads the
+ * model's rows (src/db/guards.ts).
  */
 
 /** Gives the placeholder (`$n`, typed) of one statement parameter. */
 export type Param = (value: unknown, type: "int" | "text") => string;
 
-/** A Relay connection over a model's visible rows: a forward page from the start of the list. */
+/** Where a form's SQL stands: the alias of its own rows, and of the row of the object whose field it is. */
+export interface SqlRows {
+  /** The alias of the form's rows of its model. */
+  row: string;
+  /** The alias of the parent object's row; undefined for a root field. */
+  parent: string | undefined;
+  param: Param;
+}
+
+/** A list's rows: what they are read from and the conditions on them (the rows' alias is `SqlRows.row`). */
+export interface SqlList {
+  from: string;
+  where: string[];
+}
+
+/**
+ * A Relay connection over a model's visible rows: a forward page from the
+ * start of the list (a page after a cursor, or from the end, is the
+ * resolver's).
+ */
 export interface SqlPage {
   kind: "page";
   /** The Prisma model of the rows. */
@@ -28,21 +47,30 @@ export interface SqlPage {
   /** The page size without `first`, and the most `first` gives (the connection's own). */
   defaultSize: number;
   maxSize: number;
-  /** The condition the field's arguments put on a row `t`; undefined when they put none. */
-  where(args: Readonly<Record<string, unknown>>, param: Param): string | undefined;
+  /**
+   * The list the arguments ask for, of which the page is the first `limit`
+   * rows (a placeholder); undefined when its resolver must answer these
+   * arguments (the planner then leaves the request to the compiled operation).
+   */
+  list(args: Readonly<Record<string, unknown>>, at: SqlRows, limit: string): SqlList | undefined;
+  /**
+   * The SQL of the list's total (`totalCount`); without it, the rows of
+   * `list` are counted. Undefined when its resolver must answer.
+   */
+  total?(args: Readonly<Record<string, unknown>>, at: SqlRows): string | undefined;
 }
 
 /** One visible row of a model, or null. */
 export interface SqlOne {
   kind: "one";
   model: string;
-  /** The condition that finds the row `t`. */
-  where(args: Readonly<Record<string, unknown>>, param: Param): string;
+  /** The condition that finds the row `at.row`. */
+  where(args: Readonly<Record<string, unknown>>, at: SqlRows): string;
 }
 
 export type SqlForm = SqlPage | SqlOne;
 
-/** The `extensions` key of a root field's {@link SqlForm}. */
+/** The `extensions` key of a field's {@link SqlForm}. */
 export const SQL_FORM = "sqlForm";
 /** The `extensions` key naming the model field a scalar field reads, where a resolver reads it. */
 export const SQL_COLUMN = "sqlColumn";

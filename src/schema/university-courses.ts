@@ -11,9 +11,10 @@ import DataLoader from "dataloader";
 import type { Context } from "../context.js";
 import { present } from "./arguments.js";
 import { builder } from "./builder.js";
-import { pageCost } from "./cost.js";
+import { PAGE, pageCost } from "./cost.js";
 import { COURSE_ORDER, type ConnectionQuery, connectionTotal, courseFilter, searchedCourses } from "./course.js";
 import { schoolsPlaceRange } from "./course-places.js";
+import { sqlForm } from "./sql-forms.js";
 
 type CourseRow = Awaited<ReturnType<typeof searchedCourses>>[number];
 
@@ -130,6 +131,35 @@ builder.prismaObjectFields("University", (t) => ({
       semester: t.arg.string({ description: "Only this semester, like `113-1`." }),
       q: t.arg.string({ description: "Case-insensitive substring of the Chinese or English title." }),
     },
+    // Without `q`, as `schoolPages` and `schoolTotals` read it: a range of the school's places, its total from the import's counts.
+    extensions: sqlForm({
+      kind: "page",
+      model: "Course",
+      cursor: "id",
+      orderBy: [{ field: "semester", descending: true }, { field: "id" }],
+      defaultSize: PAGE.default,
+      maxSize: PAGE.max,
+      list: (args, { row, parent, param }, limit) => {
+        if (present(args.q as string | null | undefined) !== undefined) return undefined;
+        const semester = present(args.semester as string | null | undefined);
+        const place = `p_${row}`;
+        const range = semester === undefined ? "in_school" : "in_school_semester";
+        return {
+          from: `course_place ${place} JOIN course ${row} ON ${row}.id = ${place}.id`,
+          where: [
+            `${place}.university_id = ${parent}.id`,
+            ...(semester === undefined ? [] : [`${place}.semester = ${param(semester, "text")}`]),
+            `${place}.${range} BETWEEN 1 AND ${limit}`,
+          ],
+        };
+      },
+      total: (args, { parent, param }) => {
+        if (present(args.q as string | null | undefined) !== undefined) return undefined;
+        const semester = present(args.semester as string | null | undefined);
+        const filter = semester === undefined ? "" : ` AND n.semester = ${param(semester, "text")}`;
+        return `(SELECT coalesce(sum(n.courses), 0) FROM course_count n WHERE n.university_id = ${parent}.id${filter})`;
+      },
+    }),
     resolve: (query, school, args, ctx) => {
       const filter = schoolFilter(school.id, args);
       if (filter.q === undefined) return schoolPages(ctx, query, filter.semester).load(school.id);

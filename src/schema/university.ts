@@ -59,9 +59,9 @@ builder.queryFields((t) => ({
       orderBy: [{ field: "id" }],
       defaultSize: PAGE.long,
       maxSize: PAGE.long,
-      where: (args, param) => {
+      list: (args, { row, param }) => {
         const region = present(args.region as string | null | undefined);
-        return region === undefined ? undefined : `t.region = ${param(region, "text")}`;
+        return { from: `university ${row}`, where: region === undefined ? [] : [`${row}.region = ${param(region, "text")}`] };
       },
     }),
     resolve: (query, _root, args, ctx) =>

@@ -48,34 +48,36 @@ type Row = unknown[];
 /** Thrown while answering: the compiled operation answers this request instead. */
 class Unplanned extends Error {}
 
+/** A part of the statement written per request: its SQL for the request's variables, and its value from what that SQL gave. */
+interface Part {
+  sql(variables: Args, param: Param): string;
+  value(part: unknown, variables: Args): unknown;
+}
+
 /** What one value of the answer is made from, at an index of its row's JSON array. */
 type Out =
   | { kind: "leaf"; key: string; at: number; type: GraphQLLeafType; nonNull: boolean }
   | { kind: "typename"; key: string; name: string }
   | { kind: "id"; key: string; at: number; typename: string }
-  | { kind: "object"; key: string; at: number; fields: Out[]; nonNull: boolean };
+  | { kind: "object"; key: string; at: number; fields: Out[]; nonNull: boolean }
+  | { kind: "page"; key: string; at: number; page: Part };
 
-/** The SQL expressions of one row (`json_build_array` of them), each read once however often the document asks for it. */
+/**
+ * The SQL expressions of one row (`json_build_array` of them): a column is
+ * read once however often the document asks for it; a nested page's SQL is
+ * written per request.
+ */
 class Columns {
-  readonly list: string[] = [];
-  at(expression: string): number {
-    const found = this.list.indexOf(expression);
+  private readonly list: (string | Part)[] = [];
+  at(expression: string | Part): number {
+    const found = typeof expression === "string" ? this.list.indexOf(expression) : -1;
     if (found >= 0) return found;
     this.list.push(expression);
     return this.list.length - 1;
   }
-  sql(): string {
-    return `json_build_array(${this.list.join(", ")})`;
+  sql(variables: Args, param: Param): string {
+    return `json_build_array(${this.list.map((c) => (typeof c === "string" ? c : c.sql(variables, param))).join(", ")})`;
   }
-}
-
-/** A root field's part of the statement, and how its value is made from its part of the result. */
-interface Root {
-  key: string;
-  /** Its SQL expression for this request's variables (parameters through `param`). */
-  sql(variables: Args, param: Param): string;
-  /** Its value, from its part of the result. */
-  value(part: unknown, variables: Args): unknown;
 }
 
 /** A document planned as one statement. */
@@ -154,15 +156,13 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
     if (!model || !fields) return undefined;
     const out: Out[] = [];
     for (const [key, nodes] of fields) {
-      const node = nodes[0]!;
-      const name = node.name.value;
+      const name = nodes[0]!.name.value;
       if (name === "__typename") {
         out.push({ kind: "typename", key, name: type.name });
         continue;
       }
       const field = type.getFields()[name];
-      if (!field || (node.arguments?.length ?? 0) > 0) return undefined;
-      const made = objectField(model, type, field, key, nodes, row, columns);
+      const made = field && objectField(model, type, field, key, nodes, row, columns);
       if (!made) return undefined;
       out.push(made);
     }
@@ -181,6 +181,12 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
     const named = getNamedType(field.type);
     const nonNull = isNonNullType(field.type);
     const extensions = field.extensions as Record<string, unknown>;
+    const form = extensions[SQL_FORM] as SqlForm | undefined;
+    if (form?.kind === "page" && isObjectType(named)) {
+      const page = pageOf(field, named, nodes, form, row);
+      return page && { kind: "page", key, at: columns.at(page), page };
+    }
+    if ((nodes[0]!.arguments?.length ?? 0) > 0) return undefined;
     // The global id of a Pothos node: its type's name and the row's id.
     if (field.name === "id" && type.getInterfaces().some((i) => i.name === "Node")) {
       const id = column(model, "id");
@@ -209,72 +215,76 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
       const fields = object(named, merged(nodes), inner, innerColumns);
       if (!fields) return undefined;
       const visible = visibilitySql(relation.type, inner);
-      const sql = `(SELECT ${innerColumns.sql()} FROM ${quote(table)} ${inner} WHERE ${inner}.${quote(to)} = ${row}.${quote(from)}${visible ? ` AND ${visible}` : ""})`;
+      const condition = `${inner}.${quote(to)} = ${row}.${quote(from)}${visible ? ` AND ${visible}` : ""}`;
+      const sql: Part = {
+        sql: (variables, param) => `(SELECT ${innerColumns.sql(variables, param)} FROM ${quote(table)} ${inner} WHERE ${condition})`,
+        value: () => undefined,
+      };
       return { kind: "object", key, at: columns.at(sql), fields, nonNull };
     }
     return undefined;
   }
 
   /** A root field with a SQL form. */
-  function root(key: string, nodes: FieldNode[]): Root | undefined {
+  function root(key: string, nodes: FieldNode[]): Part | undefined {
     const node = nodes[0]!;
-    if (nodes.some((other) => other.arguments?.length !== node.arguments?.length)) return undefined;
     const field = query!.getFields()[node.name.value];
     const form = field?.extensions?.[SQL_FORM] as SqlForm | undefined;
-    const table = form && TABLES[form.model as keyof typeof TABLES]?.table;
-    if (!field || !form || !table) return undefined;
-    const named = getNamedType(field.type);
-    if (!isObjectType(named)) return undefined;
-    const args = (variables: Args) => getArgumentValues(field, node, variables);
-    const visible = visibilitySql(form.model, "t");
-    const conditions = (variables: Args, param: Param) =>
-      [form.where(args(variables), param), visible].filter((c): c is string => c !== undefined);
-    const whereOf = (list: string[]) => (list.length ? ` WHERE ${list.join(" AND ")}` : "");
-    if (form.kind === "one") {
-      const columns = new Columns();
-      const fields = object(named, merged(nodes), "t", columns);
-      if (!fields) return undefined;
-      const nonNull = isNonNullType(field.type);
-      return {
-        key,
-        sql: (variables, param) => `(SELECT ${columns.sql()} FROM ${quote(table)} t${whereOf(conditions(variables, param))})`,
-        value: (part) => made({ kind: "object", key, at: 0, fields, nonNull }, [part]),
-      };
-    }
-    return page(key, named, nodes, form, table, args, conditions, whereOf);
+    const named = field && getNamedType(field.type);
+    if (!field || !form || !named || !isObjectType(named)) return undefined;
+    if (form.kind === "page") return pageOf(field, named, nodes, form, undefined);
+    const table = TABLES[form.model as keyof typeof TABLES]?.table;
+    if (!table) return undefined;
+    const row = alias();
+    const columns = new Columns();
+    const fields = object(named, merged(nodes), row, columns);
+    if (!fields) return undefined;
+    const visible = visibilitySql(form.model, row);
+    const value: Out = { kind: "object", key, at: 0, fields, nonNull: isNonNullType(field.type) };
+    return {
+      sql: (variables, param) => {
+        const where = [form.where(getArgumentValues(field, node, variables), { row, parent: undefined, param }), visible].filter(Boolean);
+        return `(SELECT ${columns.sql(variables, param)} FROM ${quote(table)} ${row} WHERE ${where.join(" AND ")})`;
+      },
+      value: (part, variables) => made(value, [part], variables),
+    };
   }
 
-  /** A root connection's first page: its rows, and its total when asked for. */
-  function page(
-    key: string,
+  /**
+   * A connection's first page (of a root field, or of the object whose row
+   * is `parent`): its rows, and its total when asked for.
+   */
+  function pageOf(
+    field: GraphQLField<unknown, unknown>,
     connection: GraphQLObjectType,
     nodes: FieldNode[],
     form: SqlPage,
-    table: string,
-    args: (variables: Args) => Args,
-    conditions: (variables: Args, param: Param) => string[],
-    whereOf: (list: string[]) => string,
-  ): Root | undefined {
+    parent: string | undefined,
+  ): Part | undefined {
     const fields = collect(connection, merged(nodes));
-    if (!fields) return undefined;
-    const columns = new Columns();
     const cursorColumn = column(form.model, form.cursor);
-    if (!cursorColumn) return undefined;
-    const cursorAt = columns.at(`t.${quote(cursorColumn)}`);
+    if (!fields || !cursorColumn) return undefined;
+    const node = nodes[0]!;
+    const args = (variables: Args) => getArgumentValues(field, node, variables);
+    const row = alias();
+    const columns = new Columns();
+    const cursorAt = columns.at(`${row}.${quote(cursorColumn)}`);
     const order: { sql: string; descending: boolean }[] = [];
     for (const by of form.orderBy) {
       const stored = column(form.model, by.field);
       if (!stored) return undefined;
-      order.push({ sql: `t.${quote(stored)}`, descending: by.descending === true });
+      order.push({ sql: `${row}.${quote(stored)}`, descending: by.descending === true });
     }
-    const inner = order.map((o, i) => `${o.sql}${o.descending ? " DESC" : ""} AS o${i}`).join(", ");
-    const innerOrder = order.map((o) => `${o.sql}${o.descending ? " DESC" : ""}`).join(", ");
-    const outerOrder = order.map((o, i) => `r.o${i}${o.descending ? " DESC" : ""}`).join(", ");
-    type Part = (rows: Row[], total: number, pageInfo: PageInfo) => unknown;
-    const parts: { key: string; make: Part }[] = [];
+    const direction = (descending: boolean) => (descending ? " DESC" : "");
+    const inner = order.map((o, i) => `${o.sql} AS o${i}`).join(", ");
+    const innerOrder = order.map((o) => `${o.sql}${direction(o.descending)}`).join(", ");
+    const outerOrder = order.map((o, i) => `r.o${i}${direction(o.descending)}`).join(", ");
+    type Make = (rows: Row[], total: number, pageInfo: PageInfo, variables: Args) => unknown;
+    const parts: { key: string; make: Make }[] = [];
     let total = false;
-    const edgeType = connection.getFields().edges && getNamedType(connection.getFields().edges!.type);
-    const nodeType = connection.getFields().nodes && getNamedType(connection.getFields().nodes!.type);
+    const connectionFields = connection.getFields();
+    const edgeType = connectionFields.edges && getNamedType(connectionFields.edges.type);
+    const nodeType = connectionFields.nodes && getNamedType(connectionFields.nodes.type);
     for (const [partKey, partNodes] of fields) {
       const name = partNodes[0]!.name.value;
       if (partNodes.some((n) => n.arguments?.length)) return undefined;
@@ -283,11 +293,11 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
         total = true;
         parts.push({ key: partKey, make: (_rows, count) => count });
       } else if (name === "nodes" && nodeType && isObjectType(nodeType)) {
-        const out = object(nodeType, merged(partNodes), "t", columns);
+        const out = object(nodeType, merged(partNodes), row, columns);
         if (!out) return undefined;
-        parts.push({ key: partKey, make: (rows) => rows.map((row) => objectOf(out, row)) });
-      } else if (name === "pageInfo") {
-        const pageInfoType = getNamedType(connection.getFields().pageInfo!.type) as GraphQLObjectType;
+        parts.push({ key: partKey, make: (rows, _count, _info, variables) => rows.map((r) => objectOf(out, r, variables)) });
+      } else if (name === "pageInfo" && connectionFields.pageInfo) {
+        const pageInfoType = getNamedType(connectionFields.pageInfo.type) as GraphQLObjectType;
         const info = collect(pageInfoType, merged(partNodes));
         if (!info) return undefined;
         const keys = [...info].map(([infoKey, infoNodes]) => [infoKey, infoNodes[0]!.name.value] as const);
@@ -305,38 +315,44 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
       } else if (name === "edges" && edgeType && isObjectType(edgeType)) {
         const edge = collect(edgeType, merged(partNodes));
         if (!edge) return undefined;
-        const makers: { key: string; make: (row: Row) => unknown }[] = [];
+        const makers: { key: string; make: (r: Row, variables: Args) => unknown }[] = [];
         for (const [edgeKey, edgeNodes] of edge) {
           const edgeName = edgeNodes[0]!.name.value;
           const target = getNamedType(edgeType.getFields()[edgeName]?.type ?? edgeType);
           if (edgeNodes.some((n) => n.arguments?.length)) return undefined;
           if (edgeName === "__typename") makers.push({ key: edgeKey, make: () => edgeType.name });
-          else if (edgeName === "cursor") makers.push({ key: edgeKey, make: (row) => cursorOf(form, row[cursorAt]) });
+          else if (edgeName === "cursor") makers.push({ key: edgeKey, make: (r) => cursorOf(form, r[cursorAt]) });
           else if (edgeName === "node" && isObjectType(target)) {
-            const out = object(target, merged(edgeNodes), "t", columns);
+            const out = object(target, merged(edgeNodes), row, columns);
             if (!out) return undefined;
-            makers.push({ key: edgeKey, make: (row) => objectOf(out, row) });
+            makers.push({ key: edgeKey, make: (r, variables) => objectOf(out, r, variables) });
           } else return undefined;
         }
         parts.push({
           key: partKey,
-          make: (rows) => rows.map((row) => Object.fromEntries(makers.map((m) => [m.key, m.make(row)]))),
+          make: (rows, _count, _info, variables) => rows.map((r) => Object.fromEntries(makers.map((m) => [m.key, m.make(r, variables)]))),
         });
       } else return undefined;
     }
+    const visible = visibilitySql(form.model, row);
     return {
-      key,
       sql: (variables, param) => {
-        const where = whereOf(conditions(variables, param));
-        const limit = limitOf(form, args(variables));
-        const rows = `(SELECT coalesce(json_agg(r.row ORDER BY ${outerOrder}), '[]') FROM (SELECT ${columns.sql()} AS row, ${inner} FROM ${quote(table)} t${where} ORDER BY ${innerOrder} LIMIT ${param(limit, "int")}) r)`;
-        const count = total ? `(SELECT count(*) FROM ${quote(table)} t${where})` : "0";
+        const given = args(variables);
+        const limit = param(limitOf(form, given), "int");
+        const at = { row, parent, param };
+        const list = form.list(given, at, limit);
+        if (!list) throw new Unplanned();
+        const where = [...list.where, ...(visible ? [visible] : [])];
+        const whereSql = where.length ? ` WHERE ${where.join(" AND ")}` : "";
+        const rows = `(SELECT coalesce(json_agg(r.row ORDER BY ${outerOrder}), '[]') FROM (SELECT ${columns.sql(variables, param)} AS row, ${inner} FROM ${list.from}${whereSql} ORDER BY ${innerOrder} LIMIT ${limit}) r)`;
+        if (!total) return `json_build_array(${rows}, 0)`;
+        const count = form.total ? form.total(given, at) : `(SELECT count(*) FROM ${list.from}${whereSql})`;
+        if (count === undefined) throw new Unplanned();
         return `json_build_array(${rows}, ${count})`;
       },
       value: (part, variables) => {
         const [rows, count] = part as [Row[], number];
-        const limit = limitOf(form, args(variables));
-        const full = rows.length === limit;
+        const full = rows.length === limitOf(form, args(variables));
         const shown = full ? rows.slice(0, -1) : rows;
         const first = shown[0];
         const last = shown[shown.length - 1];
@@ -346,22 +362,22 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
           startCursor: first ? cursorOf(form, first[cursorAt]) : null,
           endCursor: last ? cursorOf(form, last[cursorAt]) : null,
         };
-        return Object.fromEntries(parts.map((p) => [p.key, p.make(shown, count, pageInfo)]));
+        return Object.fromEntries(parts.map((p) => [p.key, p.make(shown, Number(count), pageInfo, variables)]));
       },
     };
   }
 
   const top = collect(query, operation.selectionSet);
   if (!top || top.size === 0) return undefined;
-  const roots: Root[] = [];
+  const roots: { key: string; part: Part }[] = [];
   for (const [key, nodes] of top) {
     if (nodes[0]!.name.value === "__typename") {
-      roots.push({ key, sql: () => "NULL", value: () => query.name });
+      roots.push({ key, part: { sql: () => "NULL", value: () => query.name } });
       continue;
     }
-    const made = root(key, nodes);
-    if (!made) return undefined;
-    roots.push(made);
+    const part = root(key, nodes);
+    if (!part) return undefined;
+    roots.push({ key, part });
   }
   return {
     async run(prisma, variables) {
@@ -370,17 +386,11 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
         params.push(value);
         return `$${params.length}::${type}`;
       };
-      let sql: string;
       try {
-        sql = `SELECT json_build_array(${roots.map((r) => r.sql(variables, param)).join(", ")})::text AS body`;
-      } catch (error) {
-        if (error instanceof Unplanned) return undefined;
-        throw error;
-      }
-      const [found] = await prisma.$queryRawUnsafe<{ body: string }[]>(sql, ...params);
-      const parts = JSON.parse(found!.body) as unknown[];
-      try {
-        return { data: Object.fromEntries(roots.map((r, i) => [r.key, r.value(parts[i], variables)])) };
+        const sql = `SELECT json_build_array(${roots.map((r) => r.part.sql(variables, param)).join(", ")})::text AS body`;
+        const [found] = await prisma.$queryRawUnsafe<{ body: string }[]>(sql, ...params);
+        const parts = JSON.parse(found!.body) as unknown[];
+        return { data: Object.fromEntries(roots.map((r, i) => [r.key, r.part.value(parts[i], variables)])) };
       } catch (error) {
         if (error instanceof Unplanned) return undefined;
         throw error;
@@ -412,18 +422,20 @@ function limitOf(form: SqlPage, args: Args): number {
 const cursorOf = (form: SqlPage, value: unknown) => formatPrismaCursor({ [form.cursor]: value }, form.cursor);
 
 /** An object's values from its row, in the document's order. */
-function objectOf(fields: Out[], row: Row): Args {
+function objectOf(fields: Out[], row: Row, variables: Args): Args {
   const value: Args = {};
-  for (const field of fields) value[field.key] = made(field, row);
+  for (const field of fields) value[field.key] = made(field, row, variables);
   return value;
 }
 
-function made(field: Out, row: Row): unknown {
+function made(field: Out, row: Row, variables: Args): unknown {
   switch (field.kind) {
     case "typename":
       return field.name;
     case "id":
       return encodeGlobalID(field.typename, String(row[field.at]));
+    case "page":
+      return field.page.value(row[field.at], variables);
     case "leaf": {
       const value = row[field.at];
       if (value === null || value === undefined) {
@@ -438,7 +450,7 @@ function made(field: Out, row: Row): unknown {
         if (field.nonNull) throw new Unplanned();
         return null;
       }
-      return objectOf(field.fields, value as Row);
+      return objectOf(field.fields, value as Row, variables);
     }
   }
 }

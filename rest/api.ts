@@ -4,7 +4,7 @@
  * The HTTP plugin (plugin.ts) and the MCP tools (src/mcp) both answer
  * through this, so every surface gives the same body for the same call.
  */
-import { type DocumentNode, type ExecutionResult, execute, type GraphQLSchema } from "graphql";
+import { type DocumentNode, type ExecutionResult, execute, type GraphQLSchema, getOperationAST, getVariableValues } from "graphql";
 import { compileQuery, isCompiledQuery } from "graphql-jit";
 import type { Context } from "../src/context.js";
 import { isUnavailable, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE, withDeadline } from "../src/db/availability.js";
@@ -17,6 +17,7 @@ import { type DerivedSchemas, deriveSchemas } from "./schemas.js";
 import { type AnswerCache, type CachedAnswer, KeptText } from "../src/cache/answers.js";
 import { etagOf } from "../src/plugins/conditional.js";
 import { inSpan } from "../src/observe/tracing.js";
+import { planSql } from "../src/sql-plans/plan.js";
 
 /** An answer: its HTTP status and v1 body. */
 export interface Answer {
@@ -130,9 +131,10 @@ function compile(route: Route): CompiledRoute {
 }
 
 /**
- * How an operation runs: compiled by graphql-jit, or with graphql-js's
- * `execute`. A fixed operation that does not compile stops the start, like
- * one that does not validate.
+ * How an operation runs: as one SQL statement when every field of it has a
+ * SQL form and its variables are covered (src/sql-plans/plan.ts), otherwise
+ * compiled by graphql-jit; or with graphql-js's `execute`. A fixed operation
+ * that does not compile stops the start, like one that does not validate.
  */
 function runner(schema: GraphQLSchema, name: string, document: DocumentNode, compiled: boolean): Runner {
   if (!compiled) return (variables, context) => execute({ schema, document, variableValues: variables, contextValue: context });
@@ -140,7 +142,15 @@ function runner(schema: GraphQLSchema, name: string, document: DocumentNode, com
   if (!isCompiledQuery(jit)) throw new Error(`REST operation ${name} does not compile: ${jit.errors?.map((e) => e.message).join("; ")}`);
   // No shared paths (src/schema/shared-paths.ts): test/rest/compiled.test.ts holds each operation's
   // statements to graphql-js's without them, and they would cost every call.
-  return (variables, context) => jit.query(undefined, context, variables);
+  const run: Runner = (variables, context) => jit.query(undefined, context, variables);
+  const sql = planSql(schema, document, undefined);
+  const definitions = getOperationAST(document)?.variableDefinitions ?? [];
+  if (!sql) return run;
+  return async (variables, context) => {
+    const coerced = getVariableValues(schema, definitions, variables);
+    const answered = coerced.errors ? undefined : await sql.run(context.prisma, coerced.coerced);
+    return answered ?? run(variables, context);
+  };
 }
 
 export class RestApi {

@@ -105,6 +105,7 @@ builder.prismaNode("Course", {
     departmentEnglish: t.string({ nullable: true, description: "Offering department in English.", resolve: (c) => c.departmentEnglish }),
     school: t.string({
       description: "The offering school's Chinese name.",
+      extensions: sqlColumn("university.nameZh"),
       select: { university: { select: { nameZh: true } } },
       resolve: (course) => course.university.nameZh,
     }),

@@ -7,7 +7,7 @@
  *
  * A scalar field of a Prisma object reads the column of the same name, or
  * the one Pothos exposes (`t.exposeString("code")`), or the one its
- * {@link SQL_COLUMN} names. A relation (`t.relation`) follows the Prisma
+ * {@link SQL_COLUMN} names (also through a to-one relation). A relation (`t.relation`) follows the Prisma
  * schema's foreign key. Guards hold as for the read client: the planner reads
  * no guarded column, and adds each model's visibility rule where it reads the
  * model's rows (src/db/guards.ts).
@@ -77,5 +77,9 @@ export const SQL_COLUMN = "sqlColumn";
 
 /** The `extensions` of a field with a SQL form. */
 export const sqlForm = (form: SqlForm) => ({ [SQL_FORM]: form });
-/** The `extensions` of a scalar field whose resolver returns the model field `field` as it is. */
+/**
+ * The `extensions` of a scalar field whose resolver returns the model field
+ * `field` as it is, or a field of the row a to-one relation leads to
+ * (`"university.nameZh"`).
+ */
 export const sqlColumn = (field: string) => ({ [SQL_COLUMN]: field });

@@ -194,6 +194,7 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
     }
     if (isLeafType(named) && !isListType(getNullableType(field.type))) {
       const name = (extensions[SQL_COLUMN] ?? extensions.pothosExposedField ?? field.name) as string;
+      if (name.includes(".")) return relatedColumn(model, name, key, named, nonNull, row, columns);
       const stored = column(model, name);
       if (!stored || guardedColumn(model, name)) return undefined;
       // Enum columns go as their text (Prisma reads them so).
@@ -223,6 +224,33 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
       return { kind: "object", key, at: columns.at(sql), fields, nonNull };
     }
     return undefined;
+  }
+
+  /** A column of the row a to-one relation leads to (`sqlColumn("university.nameZh")`), or null when that row is not visible. */
+  function relatedColumn(
+    model: string,
+    path: string,
+    key: string,
+    type: GraphQLLeafType,
+    nonNull: boolean,
+    row: string,
+    columns: Columns,
+  ): Out | undefined {
+    const [relationName, field, ...rest] = path.split(".");
+    const relation = models[model]?.fields.find((f) => f.name === relationName && f.kind === "object");
+    const foreign = relation?.relationFromFields;
+    const id = relation && models[relation.type]?.fields.find((f) => f.isId);
+    if (!relation || !field || rest.length > 0 || relation.isList || foreign?.length !== 1 || !id) return undefined;
+    const from = column(model, foreign[0]!);
+    const to = column(relation.type, id.name);
+    const stored = column(relation.type, field);
+    const table = TABLES[relation.type as keyof typeof TABLES]?.table;
+    if (!from || !to || !stored || !table || guardedColumn(relation.type, field)) return undefined;
+    const inner = alias();
+    const visible = visibilitySql(relation.type, inner);
+    const read = isEnumColumn(relation.type, field) ? `${inner}.${quote(stored)}::text` : `${inner}.${quote(stored)}`;
+    const sql = `(SELECT ${read} FROM ${quote(table)} ${inner} WHERE ${inner}.${quote(to)} = ${row}.${quote(from)}${visible ? ` AND ${visible}` : ""})`;
+    return { kind: "leaf", key, at: columns.at(sql), type, nonNull };
   }
 
   /** A root field with a SQL form. */

@@ -11,6 +11,7 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import type { GuardedPrismaTypes } from "./prisma-types.js";
 import { getDatamodel } from "../generated/pothos-types.js";
 import { COST, defaultFieldCost } from "./cost.js";
+import { sqlForm } from "./sql-forms.js";
 
 /** A node the guarded client cannot find (Prisma P2025) is simply absent. */
 async function notFoundAsNull<T>(lookup: T | Promise<T>): Promise<T | null> {
@@ -55,6 +56,7 @@ export const builder: PothosSchemaTypes.SchemaBuilder<PothosSchemaTypes.ExtendDe
       description: "Fetches any object by its global ID; null when it does not exist or is not public.",
       args: { id: { description: "A global ID, as returned in an `id` field." } },
       complexity: COST.lookup,
+      extensions: sqlForm({ kind: "node" }),
       resolve: (_root, args, _ctx, _info, resolveNode) => notFoundAsNull(resolveNode(args.id)),
     },
     nodesQueryOptions: {

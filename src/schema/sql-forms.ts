@@ -68,7 +68,16 @@ export interface SqlOne {
   where(args: Readonly<Record<string, unknown>>, at: SqlRows): string;
 }
 
-export type SqlForm = SqlPage | SqlOne;
+/**
+ * Relay's `node(id:)`: the row of the global id's type whose id it names,
+ * for the node types whose model's id is an `Int` named `id` (others are the
+ * resolver's).
+ */
+export interface SqlNode {
+  kind: "node";
+}
+
+export type SqlForm = SqlPage | SqlOne | SqlNode;
 
 /** The `extensions` key of a field's {@link SqlForm}. */
 export const SQL_FORM = "sqlForm";

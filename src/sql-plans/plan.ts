@@ -16,7 +16,7 @@
  */
 import { getConnectionPageSize, validateConnectionArguments } from "@pothos/core";
 import { formatPrismaCursor } from "@pothos/plugin-prisma";
-import { encodeGlobalID } from "@pothos/plugin-relay";
+import { decodeGlobalID, encodeGlobalID } from "@pothos/plugin-relay";
 import {
   type DocumentNode,
   type FieldNode,
@@ -29,6 +29,7 @@ import {
   getNamedType,
   getNullableType,
   getOperationAST,
+  isInterfaceType,
   isLeafType,
   isListType,
   isNonNullType,
@@ -39,6 +40,7 @@ import {
 import type { ReadClient } from "../db/client.js";
 import { guardedColumn, visibilitySql } from "../db/guards.js";
 import { TABLES } from "../generated/columns.js";
+import { INT32_MAX } from "../input-limits.js";
 import { getDatamodel } from "../generated/pothos-types.js";
 import { type Param, SQL_COLUMN, SQL_FORM, type SqlForm, type SqlPage } from "../schema/sql-forms.js";
 
@@ -117,7 +119,7 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
   let aliases = 0;
   const alias = () => `t${++aliases}`;
 
-  /** The fields of a selection set on `type`, by response key in graphql-js's order; undefined for a directive or a fragment on another type. */
+  /** The fields of a selection set on `type`, by response key in graphql-js's order; undefined for a directive. */
   function collect(
     type: GraphQLObjectType,
     set: SelectionSetNode,
@@ -132,8 +134,9 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
       }
       const fragment = selection.kind === Kind.FRAGMENT_SPREAD ? fragments.get(selection.name.value) : selection;
       if (!fragment) return undefined;
+      // As graphql-js collects fields: a fragment on another type does not apply.
       const condition = fragment.typeCondition?.name.value;
-      if (condition !== undefined && condition !== type.name && !type.getInterfaces().some((i) => i.name === condition)) return undefined;
+      if (condition !== undefined && condition !== type.name && !type.getInterfaces().some((i) => i.name === condition)) continue;
       if (!collect(type, fragment.selectionSet, into)) return undefined;
     }
     return into;
@@ -258,8 +261,10 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
     const node = nodes[0]!;
     const field = query!.getFields()[node.name.value];
     const form = field?.extensions?.[SQL_FORM] as SqlForm | undefined;
-    const named = field && getNamedType(field.type);
-    if (!field || !form || !named || !isObjectType(named)) return undefined;
+    if (!field || !form) return undefined;
+    if (form.kind === "node") return nodeOf(field, nodes);
+    const named = getNamedType(field.type);
+    if (!isObjectType(named)) return undefined;
     if (form.kind === "page") return pageOf(field, named, nodes, form, undefined);
     const table = TABLES[form.model as keyof typeof TABLES]?.table;
     if (!table) return undefined;
@@ -275,6 +280,51 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
         return `(SELECT ${columns.sql(variables, param)} FROM ${quote(table)} ${row} WHERE ${where.join(" AND ")})`;
       },
       value: (part, variables) => made(value, [part], variables),
+    };
+  }
+
+  /**
+   * `node(id:)`: the row of the id's type, read as that type's selection
+   * asks, for each node type whose model's id is an `Int` `id` and whose
+   * selection has SQL forms; any other id is the resolver's.
+   */
+  function nodeOf(field: GraphQLField<unknown, unknown>, nodes: FieldNode[]): Part | undefined {
+    const node = nodes[0]!;
+    const named = getNamedType(field.type);
+    if (!isInterfaceType(named)) return undefined;
+    const types = new Map<string, { row: string; columns: Columns; out: Out; table: string; visible: string | undefined }>();
+    for (const type of schema.getPossibleTypes(named)) {
+      const model = type.extensions?.pothosPrismaModel as string | undefined;
+      const id = model ? models[model]?.fields.find((f) => f.isId) : undefined;
+      const table = model ? TABLES[model as keyof typeof TABLES]?.table : undefined;
+      if (!model || id?.name !== "id" || id.type !== "Int" || !table || !column(model, "id")) continue;
+      const row = alias();
+      const columns = new Columns();
+      const fields = object(type, merged(nodes), row, columns);
+      if (!fields) continue;
+      const out: Out = { kind: "object", key: "", at: 0, fields, nonNull: false };
+      types.set(type.name, { row, columns, table, visible: visibilitySql(model, row), out });
+    }
+    /** The planned type and numeric id a request's global id names; Unplanned for any other. */
+    const target = (variables: Args) => {
+      const { id } = getArgumentValues(field, node, variables) as { id: unknown };
+      let decoded: { typename: string; id: string };
+      try {
+        decoded = decodeGlobalID(String(id));
+      } catch {
+        throw new Unplanned();
+      }
+      const type = types.get(decoded.typename);
+      if (!type || !/^[1-9]\d{0,9}$/.test(decoded.id) || Number(decoded.id) > INT32_MAX) throw new Unplanned();
+      return { type, id: Number(decoded.id) };
+    };
+    return {
+      sql: (variables, param) => {
+        const { type, id } = target(variables);
+        const where = [`${type.row}."id" = ${param(id, "int")}`, ...(type.visible ? [type.visible] : [])];
+        return `(SELECT ${type.columns.sql(variables, param)} FROM ${quote(type.table)} ${type.row} WHERE ${where.join(" AND ")})`;
+      },
+      value: (part, variables) => made(target(variables).type.out, [part], variables),
     };
   }
 

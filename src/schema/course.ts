@@ -9,7 +9,7 @@ import { checkRange, literal, present } from "./arguments.js";
 import { type CourseFilterArgs, type SearchPage, type SearchWindow, titleSearch, titleSearchTotal } from "./title-search.js";
 import { placeRange, placeWindow } from "./course-places.js";
 import { universityMatch } from "./university.js";
-import { sqlColumn, sqlForm } from "./sql-forms.js";
+import { type Param, sqlColumn, sqlForm } from "./sql-forms.js";
 
 /** Newest semester first, then by id (docs/contract.md §3). */
 export const COURSE_ORDER: Prisma.CourseOrderByWithRelationInput[] = [{ semester: "desc" }, { id: "asc" }];
@@ -227,6 +227,22 @@ const CoursePage = builder.objectRef<CoursePageShape>("CoursePage").implement({
   }),
 });
 
+/**
+ * The filters of a list of courses in SQL (for its SQL form): which schools
+ * (`universityMatch`: the code in any case, or the exact Chinese name, on the
+ * row `u`) and which semester.
+ */
+function listFilters(args: Readonly<Record<string, unknown>>, param: Param): { school?: string; semester?: string } {
+  const university = present(args.university as string | null | undefined);
+  const semester = present(args.semester as string | null | undefined);
+  return {
+    ...(university === undefined
+      ? {}
+      : { school: `(u.code_key = ${param(university.toLowerCase(), "text")} OR u.name_zh = ${param(university, "text")})` }),
+    ...(semester === undefined ? {} : { semester: param(semester, "text") }),
+  };
+}
+
 builder.queryFields((t) => {
   const args = {
     university: t.arg.string({ description: "School code (case-insensitive) or exact Chinese name." }),
@@ -240,6 +256,47 @@ builder.queryFields((t) => {
       description: "Public courses, newest semester first, then by id.",
       args,
       complexity: pageCost(),
+      // Without `q` or a cursor, as coursesByPlace and courseTotal read it: a range of places of the list, the total from the
+      // import's counts; a school's list only when one school has that code or name.
+      extensions: sqlForm({
+        kind: "page",
+        model: "Course",
+        cursor: "id",
+        orderBy: [{ field: "semester", descending: true }, { field: "id" }],
+        defaultSize: PAGE.default,
+        maxSize: PAGE.max,
+        list: (a, { row, param }, limit) => {
+          if (present(a.q as string | null | undefined) !== undefined) return undefined;
+          const { school, semester } = listFilters(a, param);
+          const place = `p_${row}`;
+          const column =
+            school === undefined
+              ? semester === undefined
+                ? "in_all"
+                : "in_semester"
+              : semester === undefined
+                ? "in_school"
+                : "in_school_semester";
+          return {
+            from: `course_place ${place} JOIN course ${row} ON ${row}.id = ${place}.id`,
+            where: [
+              ...(school === undefined ? [] : [`${place}.university_id = (SELECT min(u.id) FROM university u WHERE ${school})`]),
+              ...(semester === undefined ? [] : [`${place}.semester = ${semester}`]),
+              `${place}.${column} BETWEEN 1 AND ${limit}`,
+            ],
+            ...(school === undefined ? {} : { holds: `(SELECT count(*) FROM university u WHERE ${school}) <= 1` }),
+          };
+        },
+        total: (a, { param }) => {
+          if (present(a.q as string | null | undefined) !== undefined) return undefined;
+          const { school, semester } = listFilters(a, param);
+          const where = [
+            ...(school === undefined ? [] : [`n.university_id IN (SELECT u.id FROM university u WHERE ${school})`]),
+            ...(semester === undefined ? [] : [`n.semester = ${semester}`]),
+          ];
+          return `(SELECT coalesce(sum(n.courses), 0) FROM course_count n${where.length ? ` WHERE ${where.join(" AND ")}` : ""})`;
+        },
+      }),
       resolve: async (query, _root, a, ctx) => {
         // A title search pages its list of courses (./title-search.ts), the rest by place (./course-places.ts); Prisma
         // pages what neither can: a cursor outside the list, a school name two schools share.

@@ -29,6 +29,12 @@ export interface SqlRows {
 export interface SqlList {
   from: string;
   where: string[];
+  /**
+   * A condition (SQL, true or false) that the list is the one the arguments
+   * ask for; when false, the resolver answers the request (a school name two
+   * schools share, whose places are two lists).
+   */
+  holds?: string;
 }
 
 /**

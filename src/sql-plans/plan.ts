@@ -423,13 +423,15 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
         const where = [...list.where, ...(visible ? [visible] : [])];
         const whereSql = where.length ? ` WHERE ${where.join(" AND ")}` : "";
         const rows = `(SELECT coalesce(json_agg(r.row ORDER BY ${outerOrder}), '[]') FROM (SELECT ${columns.sql(variables, param)} AS row, ${inner} FROM ${list.from}${whereSql} ORDER BY ${innerOrder} LIMIT ${limit}) r)`;
-        if (!total) return `json_build_array(${rows}, 0)`;
+        const holds = list.holds ?? "TRUE";
+        if (!total) return `json_build_array(${rows}, 0, ${holds})`;
         const count = form.total ? form.total(given, at) : `(SELECT count(*) FROM ${list.from}${whereSql})`;
         if (count === undefined) throw new Unplanned();
-        return `json_build_array(${rows}, ${count})`;
+        return `json_build_array(${rows}, ${count}, ${holds})`;
       },
       value: (part, variables) => {
-        const [rows, count] = part as [Row[], number];
+        const [rows, count, holds] = part as [Row[], number, boolean];
+        if (holds !== true) throw new Unplanned();
         const full = rows.length === limitOf(form, args(variables));
         const shown = full ? rows.slice(0, -1) : rows;
         const first = shown[0];

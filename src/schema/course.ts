@@ -227,6 +227,10 @@ const CoursePage = builder.objectRef<CoursePageShape>("CoursePage").implement({
   }),
 });
 
+/** The column of `course_place` that numbers a list of courses with or without a school and a semester. */
+const placeColumnName = (school: boolean, semester: boolean) =>
+  school ? (semester ? "in_school_semester" : "in_school") : semester ? "in_semester" : "in_all";
+
 /**
  * The filters of a list of courses in SQL (for its SQL form): which schools
  * (`universityMatch`: the code in any case, or the exact Chinese name, on the
@@ -265,26 +269,31 @@ builder.queryFields((t) => {
         orderBy: [{ field: "semester", descending: true }, { field: "id" }],
         defaultSize: PAGE.default,
         maxSize: PAGE.max,
-        list: (a, { row, param }, limit) => {
+        list: (a, { row, param }, limit, after) => {
           if (present(a.q as string | null | undefined) !== undefined) return undefined;
+          if (after !== undefined && !Number.isInteger(after)) return undefined;
           const { school, semester } = listFilters(a, param);
+          const column = placeColumnName(school !== undefined, semester !== undefined);
+          // The list's places, on the place row `p`: its school (one, or none) and its semester.
+          const scope = (p: string) => [
+            ...(school === undefined ? [] : [`${p}.university_id = (SELECT min(u.id) FROM university u WHERE ${school})`]),
+            ...(semester === undefined ? [] : [`${p}.semester = ${semester}`]),
+          ];
           const place = `p_${row}`;
-          const column =
-            school === undefined
-              ? semester === undefined
-                ? "in_all"
-                : "in_semester"
-              : semester === undefined
-                ? "in_school"
-                : "in_school_semester";
+          // After a cursor, the page starts at its course's place in the list (none when the list does not hold it).
+          const at =
+            after === undefined
+              ? "0"
+              : `(SELECT c.${column} FROM course_place c WHERE ${[`c.id = ${param(after, "int")}`, ...scope("c")].join(" AND ")})`;
+          const holds = [
+            ...(school === undefined ? [] : [`(SELECT count(*) FROM university u WHERE ${school}) <= 1`]),
+            ...(after === undefined ? [] : [`${at} IS NOT NULL`]),
+          ];
           return {
             from: `course_place ${place} JOIN course ${row} ON ${row}.id = ${place}.id`,
-            where: [
-              ...(school === undefined ? [] : [`${place}.university_id = (SELECT min(u.id) FROM university u WHERE ${school})`]),
-              ...(semester === undefined ? [] : [`${place}.semester = ${semester}`]),
-              `${place}.${column} BETWEEN 1 AND ${limit}`,
-            ],
-            ...(school === undefined ? {} : { holds: `(SELECT count(*) FROM university u WHERE ${school}) <= 1` }),
+            where: scope(place),
+            page: [`${place}.${column} BETWEEN ${at} + 1 AND ${at} + ${limit}`],
+            ...(holds.length ? { holds: holds.join(" AND ") } : {}),
           };
         },
         total: (a, { param }) => {

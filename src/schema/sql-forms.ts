@@ -28,7 +28,10 @@ export interface SqlRows {
 /** A list's rows: what they are read from and the conditions on them (the rows' alias is `SqlRows.row`). */
 export interface SqlList {
   from: string;
+  /** The conditions of the whole list (its total counts them). */
   where: string[];
+  /** The conditions of the page alone: after the cursor. */
+  page?: string[];
   /**
    * A condition (SQL, true or false) that the list is the one the arguments
    * ask for; when false, the resolver answers the request (a school name two
@@ -38,8 +41,8 @@ export interface SqlList {
 }
 
 /**
- * A Relay connection over a model's visible rows: a forward page from the
- * start of the list (a page after a cursor, or from the end, is the
+ * A Relay connection over a model's visible rows: a forward page, from the
+ * start of the list or after a cursor (a page from the end is the
  * resolver's).
  */
 export interface SqlPage {
@@ -55,10 +58,12 @@ export interface SqlPage {
   maxSize: number;
   /**
    * The list the arguments ask for, of which the page is the first `limit`
-   * rows (a placeholder); undefined when its resolver must answer these
-   * arguments (the planner then leaves the request to the compiled operation).
+   * rows (a placeholder) after the row of the cursor `after` (its cursor
+   * field's value, when the arguments give one); undefined when its resolver
+   * must answer these arguments (the planner then leaves the request to the
+   * compiled operation).
    */
-  list(args: Readonly<Record<string, unknown>>, at: SqlRows, limit: string): SqlList | undefined;
+  list(args: Readonly<Record<string, unknown>>, at: SqlRows, limit: string, after: unknown): SqlList | undefined;
   /**
    * The SQL of the list's total (`totalCount`); without it, the rows of
    * `list` are counted. Undefined when its resolver must answer.

@@ -139,8 +139,9 @@ builder.prismaObjectFields("University", (t) => ({
       orderBy: [{ field: "semester", descending: true }, { field: "id" }],
       defaultSize: PAGE.default,
       maxSize: PAGE.max,
-      list: (args, { row, parent, param }, limit) => {
-        if (present(args.q as string | null | undefined) !== undefined) return undefined;
+      list: (args, { row, parent, param }, limit, after) => {
+        // After a cursor, the cursor's own school alone has a page: its resolver's.
+        if (after !== undefined || present(args.q as string | null | undefined) !== undefined) return undefined;
         const semester = present(args.semester as string | null | undefined);
         const place = `p_${row}`;
         const range = semester === undefined ? "in_school" : "in_school_semester";

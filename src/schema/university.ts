@@ -59,9 +59,20 @@ builder.queryFields((t) => ({
       orderBy: [{ field: "id" }],
       defaultSize: PAGE.long,
       maxSize: PAGE.long,
-      list: (args, { row, param }) => {
+      list: (args, { row, param }, _limit, after) => {
+        if (after !== undefined && !Number.isInteger(after)) return undefined;
         const region = present(args.region as string | null | undefined);
-        return { from: `university ${row}`, where: region === undefined ? [] : [`${row}.region = ${param(region, "text")}`] };
+        const value = region === undefined ? undefined : param(region, "text");
+        const where = (school: string) => (value === undefined ? [] : [`${school}.region = ${value}`]);
+        if (after === undefined) return { from: `university ${row}`, where: where(row) };
+        // The rows after the cursor's, when the list holds it (Prisma pages no other cursor so).
+        const cursor = param(after, "int");
+        return {
+          from: `university ${row}`,
+          where: where(row),
+          page: [`${row}.id > ${cursor}`],
+          holds: `EXISTS (SELECT FROM university c WHERE ${[`c.id = ${cursor}`, ...where("c")].join(" AND ")})`,
+        };
       },
     }),
     resolve: (query, _root, args, ctx) =>

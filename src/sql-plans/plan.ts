@@ -15,7 +15,7 @@
  * condition on it, written from the same rules.
  */
 import { getConnectionPageSize, validateConnectionArguments } from "@pothos/core";
-import { formatPrismaCursor } from "@pothos/plugin-prisma";
+import { formatPrismaCursor, parsePrismaCursor } from "@pothos/plugin-prisma";
 import { decodeGlobalID, encodeGlobalID } from "@pothos/plugin-relay";
 import {
   type DocumentNode,
@@ -418,11 +418,13 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
         const given = args(variables);
         const limit = param(limitOf(form, given), "int");
         const at = { row, parent, param };
-        const list = form.list(given, at, limit);
+        const list = form.list(given, at, limit, afterOf(given));
         if (!list) throw new Unplanned();
         const where = [...list.where, ...(visible ? [visible] : [])];
         const whereSql = where.length ? ` WHERE ${where.join(" AND ")}` : "";
-        const rows = `(SELECT coalesce(json_agg(r.row ORDER BY ${outerOrder}), '[]') FROM (SELECT ${columns.sql(variables, param)} AS row, ${inner} FROM ${list.from}${whereSql} ORDER BY ${innerOrder} LIMIT ${limit}) r)`;
+        const onPage = [...where, ...(list.page ?? [])];
+        const pageSql = onPage.length ? ` WHERE ${onPage.join(" AND ")}` : "";
+        const rows = `(SELECT coalesce(json_agg(r.row ORDER BY ${outerOrder}), '[]') FROM (SELECT ${columns.sql(variables, param)} AS row, ${inner} FROM ${list.from}${pageSql} ORDER BY ${innerOrder} LIMIT ${limit}) r)`;
         const holds = list.holds ?? "TRUE";
         if (!total) return `json_build_array(${rows}, 0, ${holds})`;
         const count = form.total ? form.total(given, at) : `(SELECT count(*) FROM ${list.from}${whereSql})`;
@@ -438,7 +440,7 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
         const last = shown[shown.length - 1];
         const pageInfo: PageInfo = {
           hasNextPage: full,
-          hasPreviousPage: false,
+          hasPreviousPage: args(variables).after != null,
           startCursor: first ? cursorOf(form, first[cursorAt]) : null,
           endCursor: last ? cursorOf(form, last[cursorAt]) : null,
         };
@@ -490,13 +492,23 @@ const PAGE_INFO: Record<keyof PageInfo, true> = { hasNextPage: true, hasPrevious
 
 /** The rows a page reads (one more than it shows, to know whether another follows), as Pothos counts them; Unplanned for what a form does not page. */
 function limitOf(form: SqlPage, args: Args): number {
-  if (args.after != null || args.before != null || args.last != null) throw new Unplanned();
+  if (args.before != null || args.last != null) throw new Unplanned();
   try {
     validateConnectionArguments(args);
   } catch {
     throw new Unplanned();
   }
   return getConnectionPageSize({ args, defaultSize: form.defaultSize, maxSize: form.maxSize }).limit;
+}
+
+/** The value of the cursor `after` names, if any; Unplanned for one that is not a cursor (the resolver refuses it). */
+function afterOf(args: Args): unknown {
+  if (args.after == null) return undefined;
+  try {
+    return parsePrismaCursor(args.after);
+  } catch {
+    throw new Unplanned();
+  }
 }
 
 const cursorOf = (form: SqlPage, value: unknown) => formatPrismaCursor({ [form.cursor]: value }, form.cursor);

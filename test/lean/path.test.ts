@@ -581,12 +581,13 @@ describe("the lean path, for a GraphQL POST of a document the gateway has answer
       return { sql: of("sql"), compiled: of("compiled") };
     };
     await s.post("/graphql", body({ n: 1 }), auth());
-    // A page from the start is the statement's; a page after a cursor, the compiled operation's.
+    // A page from the start or after a school of the list is the statement's; after a school another list holds, the compiled operation's.
     for (const [variables, by] of [
       [{ n: 2 }, "sql"],
       [{ n: 1, r: "Seattle" }, "sql"],
       [{}, "sql"],
-      [{ n: 1, a: "R1BDOk46MQ==" }, "compiled"],
+      [{ n: 1, a: "R1BDOk46MQ==" }, "sql"],
+      [{ n: 1, r: "Seattle", a: "R1BDOk46MQ==" }, "compiled"],
     ] as const) {
       const slow = await throughGateway(s, () => s.post("/graphql", body(variables), auth()));
       const before = await executions();

@@ -14,6 +14,19 @@ import { type Param, sqlColumn, sqlForm } from "./sql-forms.js";
 /** Newest semester first, then by id (docs/contract.md §3). */
 export const COURSE_ORDER: Prisma.CourseOrderByWithRelationInput[] = [{ semester: "desc" }, { id: "asc" }];
 
+/** What the SQL forms of every connection of courses share: their rows, cursor, order (COURSE_ORDER's) and page sizes (Pothos' defaults). */
+export const COURSE_PAGES = {
+  kind: "page",
+  model: "Course",
+  cursor: "id",
+  orderBy: COURSE_ORDER.map((by) => {
+    const [field, direction] = Object.entries(by)[0]!;
+    return { field, descending: direction === "desc" };
+  }),
+  defaultSize: PAGE.default,
+  maxSize: PAGE.max,
+} as const;
+
 /** The filters of operation 2: school code or Chinese name, exact semester, title substring. */
 export function courseFilter(args: CourseFilterArgs): Prisma.CourseWhereInput {
   const and: Prisma.CourseWhereInput[] = [];
@@ -263,12 +276,7 @@ builder.queryFields((t) => {
       // Without `q` or a cursor, as coursesByPlace and courseTotal read it: a range of places of the list, the total from the
       // import's counts; a school's list only when one school has that code or name.
       extensions: sqlForm({
-        kind: "page",
-        model: "Course",
-        cursor: "id",
-        orderBy: [{ field: "semester", descending: true }, { field: "id" }],
-        defaultSize: PAGE.default,
-        maxSize: PAGE.max,
+        ...COURSE_PAGES,
         list: (a, { row, param }, limit, after) => {
           if (present(a.q as string | null | undefined) !== undefined) return undefined;
           if (after !== undefined && !Number.isInteger(after)) return undefined;

@@ -11,8 +11,8 @@ import DataLoader from "dataloader";
 import type { Context } from "../context.js";
 import { present } from "./arguments.js";
 import { builder } from "./builder.js";
-import { PAGE, pageCost } from "./cost.js";
-import { COURSE_ORDER, type ConnectionQuery, connectionTotal, courseFilter, searchedCourses } from "./course.js";
+import { pageCost } from "./cost.js";
+import { COURSE_ORDER, COURSE_PAGES, type ConnectionQuery, connectionTotal, courseFilter, searchedCourses } from "./course.js";
 import { schoolsPlaceRange } from "./course-places.js";
 import { sqlForm } from "./sql-forms.js";
 
@@ -133,12 +133,7 @@ builder.prismaObjectFields("University", (t) => ({
     },
     // Without `q`, as `schoolPages` and `schoolTotals` read it: a range of the school's places, its total from the import's counts.
     extensions: sqlForm({
-      kind: "page",
-      model: "Course",
-      cursor: "id",
-      orderBy: [{ field: "semester", descending: true }, { field: "id" }],
-      defaultSize: PAGE.default,
-      maxSize: PAGE.max,
+      ...COURSE_PAGES,
       list: (args, { row, parent, param }, limit, after) => {
         // After a cursor, the cursor's own school alone has a page: its resolver's.
         if (after !== undefined || present(args.q as string | null | undefined) !== undefined) return undefined;

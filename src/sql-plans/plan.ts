@@ -198,30 +198,18 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
     if (isLeafType(named) && !isListType(getNullableType(field.type))) {
       const name = (extensions[SQL_COLUMN] ?? extensions.pothosExposedField ?? field.name) as string;
       if (name.includes(".")) return relatedColumn(model, name, key, named, nonNull, row, columns);
-      const stored = column(model, name);
-      if (!stored || guardedColumn(model, name)) return undefined;
-      // Enum columns go as their text (Prisma reads them so).
-      const read = isEnumColumn(model, name) ? `${row}.${quote(stored)}::text` : `${row}.${quote(stored)}`;
-      return { kind: "leaf", key, at: columns.at(read), type: named, nonNull };
+      const read = readColumn(model, name, row);
+      return read === undefined ? undefined : { kind: "leaf", key, at: columns.at(read), type: named, nonNull };
     }
     const relation = extensions.pothosPrismaRelationField as RelationField | undefined;
     if (relation && isObjectType(named) && !isListType(getNullableType(field.type))) {
-      // A relation to one row: the foreign key of this model, to the other's id.
-      const foreign = relation.relationFromFields;
-      const id = models[relation.type]?.fields.find((f) => f.isId);
-      if (relation.isList || foreign?.length !== 1 || !id) return undefined;
-      const from = column(model, foreign[0]!);
-      const to = column(relation.type, id.name);
-      const table = TABLES[relation.type as keyof typeof TABLES]?.table;
-      if (!from || !to || !table) return undefined;
       const inner = alias();
+      const joined = toOne(model, relation, row, inner);
       const innerColumns = new Columns();
-      const fields = object(named, merged(nodes), inner, innerColumns);
-      if (!fields) return undefined;
-      const visible = visibilitySql(relation.type, inner);
-      const condition = `${inner}.${quote(to)} = ${row}.${quote(from)}${visible ? ` AND ${visible}` : ""}`;
+      const fields = joined && object(named, merged(nodes), inner, innerColumns);
+      if (!joined || !fields) return undefined;
       const sql: Part = {
-        sql: (variables, param) => `(SELECT ${innerColumns.sql(variables, param)} FROM ${quote(table)} ${inner} WHERE ${condition})`,
+        sql: (variables, param) => `(SELECT ${innerColumns.sql(variables, param)} FROM ${joined.from} WHERE ${joined.where})`,
         value: () => undefined,
       };
       return { kind: "object", key, at: columns.at(sql), fields, nonNull };
@@ -241,19 +229,12 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
   ): Out | undefined {
     const [relationName, field, ...rest] = path.split(".");
     const relation = models[model]?.fields.find((f) => f.name === relationName && f.kind === "object");
-    const foreign = relation?.relationFromFields;
-    const id = relation && models[relation.type]?.fields.find((f) => f.isId);
-    if (!relation || !field || rest.length > 0 || relation.isList || foreign?.length !== 1 || !id) return undefined;
-    const from = column(model, foreign[0]!);
-    const to = column(relation.type, id.name);
-    const stored = column(relation.type, field);
-    const table = TABLES[relation.type as keyof typeof TABLES]?.table;
-    if (!from || !to || !stored || !table || guardedColumn(relation.type, field)) return undefined;
+    if (!relation || !field || rest.length > 0) return undefined;
     const inner = alias();
-    const visible = visibilitySql(relation.type, inner);
-    const read = isEnumColumn(relation.type, field) ? `${inner}.${quote(stored)}::text` : `${inner}.${quote(stored)}`;
-    const sql = `(SELECT ${read} FROM ${quote(table)} ${inner} WHERE ${inner}.${quote(to)} = ${row}.${quote(from)}${visible ? ` AND ${visible}` : ""})`;
-    return { kind: "leaf", key, at: columns.at(sql), type, nonNull };
+    const joined = toOne(model, relation, row, inner);
+    const read = readColumn(relation.type, field, inner);
+    if (!joined || read === undefined) return undefined;
+    return { kind: "leaf", key, at: columns.at(`(SELECT ${read} FROM ${joined.from} WHERE ${joined.where})`), type, nonNull };
   }
 
   /** A root field with a SQL form. */
@@ -306,7 +287,7 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
       types.set(type.name, { row, columns, table, visible: visibilitySql(model, row), out });
     }
     /** The planned type and numeric id a request's global id names; Unplanned for any other. */
-    const target = (variables: Args) => {
+    const target = perRequest((variables) => {
       const { id } = getArgumentValues(field, node, variables) as { id: unknown };
       let decoded: { typename: string; id: string };
       try {
@@ -317,7 +298,7 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
       const type = types.get(decoded.typename);
       if (!type || !/^[1-9]\d{0,9}$/.test(decoded.id) || Number(decoded.id) > INT32_MAX) throw new Unplanned();
       return { type, id: Number(decoded.id) };
-    };
+    });
     return {
       sql: (variables, param) => {
         const { type, id } = target(variables);
@@ -343,7 +324,7 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
     const cursorColumn = column(form.model, form.cursor);
     if (!fields || !cursorColumn) return undefined;
     const node = nodes[0]!;
-    const args = (variables: Args) => getArgumentValues(field, node, variables);
+    const args = perRequest((variables) => getArgumentValues(field, node, variables));
     const row = alias();
     const columns = new Columns();
     const cursorAt = columns.at(`${row}.${quote(cursorColumn)}`);
@@ -545,6 +526,44 @@ function made(field: Out, row: Row, variables: Args): unknown {
       return objectOf(field.fields, value as Row, variables);
     }
   }
+}
+
+/**
+ * `compute` of a request's variables, once per request: a page's arguments
+ * are read when its SQL is written and again for each row whose page it is.
+ */
+function perRequest<T>(compute: (variables: Args) => T): (variables: Args) => T {
+  const computed = new WeakMap<Args, T>();
+  return (variables) => {
+    if (computed.has(variables)) return computed.get(variables) as T;
+    const value = compute(variables);
+    computed.set(variables, value);
+    return value;
+  };
+}
+
+/** How a model's field is read from its row `row` (an enum as its text, as Prisma reads it); undefined for one it does not store or guards. */
+function readColumn(model: string, field: string, row: string): string | undefined {
+  const stored = column(model, field);
+  if (!stored || guardedColumn(model, field)) return undefined;
+  return isEnumColumn(model, field) ? `${row}.${quote(stored)}::text` : `${row}.${quote(stored)}`;
+}
+
+/**
+ * The row `inner` a to-one relation of the row `row` of `model` leads to: its
+ * table, and the condition that joins it (this model's foreign key to the
+ * other's id) with the other model's visibility rule.
+ */
+function toOne(model: string, relation: RelationField, row: string, inner: string): { from: string; where: string } | undefined {
+  const foreign = relation.relationFromFields;
+  const id = models[relation.type]?.fields.find((f) => f.isId);
+  if (relation.isList || foreign?.length !== 1 || !id) return undefined;
+  const from = column(model, foreign[0]!);
+  const to = column(relation.type, id.name);
+  const table = TABLES[relation.type as keyof typeof TABLES]?.table;
+  if (!from || !to || !table) return undefined;
+  const visible = visibilitySql(relation.type, inner);
+  return { from: `${quote(table)} ${inner}`, where: `${inner}.${quote(to)} = ${row}.${quote(from)}${visible ? ` AND ${visible}` : ""}` };
 }
 
 /** Whether a model's field is stored as a PostgreSQL enum (read as its text). */

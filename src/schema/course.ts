@@ -9,7 +9,7 @@ import { checkRange, literal, present } from "./arguments.js";
 import { type CourseFilterArgs, type SearchPage, type SearchWindow, titleSearch, titleSearchTotal } from "./title-search.js";
 import { placeRange, placeWindow } from "./course-places.js";
 import { universityMatch } from "./university.js";
-import { type Param, sqlColumn, sqlForm } from "./sql-forms.js";
+import { type Param, sqlColumn, sqlForm, sqlOrder } from "./sql-forms.js";
 
 /** Newest semester first, then by id (docs/contract.md §3). */
 export const COURSE_ORDER: Prisma.CourseOrderByWithRelationInput[] = [{ semester: "desc" }, { id: "asc" }];
@@ -19,10 +19,7 @@ export const COURSE_PAGES = {
   kind: "page",
   model: "Course",
   cursor: "id",
-  orderBy: COURSE_ORDER.map((by) => {
-    const [field, direction] = Object.entries(by)[0]!;
-    return { field, descending: direction === "desc" };
-  }),
+  orderBy: sqlOrder(COURSE_ORDER),
   defaultSize: PAGE.default,
   maxSize: PAGE.max,
 } as const;

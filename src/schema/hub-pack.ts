@@ -3,9 +3,10 @@ import type { Prisma } from "../generated/prisma/client.js";
 import { AssetType as AssetTypes, EducationLevel as EducationLevels } from "../generated/prisma/enums.js";
 import { builder } from "./builder.js";
 import { COUNT, jsonSchema, SEMVER } from "./json-schema.js";
-import { COST, pageCost } from "./cost.js";
+import { COST, PAGE, pageCost } from "./cost.js";
 import { compareSemver } from "../domain/semver.js";
 import { literal, present } from "./arguments.js";
+import { type Param, type SqlOrder, sqlColumn, sqlForm, sqlOrder } from "./sql-forms.js";
 
 function newestFirst<V extends { publishedAt: Date; version: string }>(versions: V[]): V[] {
   return [...versions].sort((a, b) => b.publishedAt.getTime() - a.publishedAt.getTime() || compareSemver(b.version, a.version));
@@ -66,7 +67,11 @@ builder.prismaNode("HubPack", {
   select: PACK_COLUMNS,
   id: { field: "id", description: "Global ID of the Pack." },
   fields: (t) => ({
-    databaseId: t.string({ ...jsonSchema({ minLength: 1 }), description: "The Pack's own id (the REST `id`).", resolve: (p) => p.id }),
+    databaseId: t.string({
+      description: "The Pack's own id (the REST `id`).",
+      extensions: { ...jsonSchema({ minLength: 1 }).extensions, ...sqlColumn("id") },
+      resolve: (p) => p.id,
+    }),
     name: t.string({ description: "Name.", resolve: (p) => p.name }),
     summary: t.string({ nullable: true, description: "One-paragraph summary.", resolve: (p) => p.summary }),
     readmeMd: t.exposeString("readmeMd", { nullable: true, description: "README in Markdown." }),
@@ -124,11 +129,36 @@ function packWhere(args: PackFilterArgs): Prisma.HubPackWhereInput {
   };
 }
 
-const PACK_ORDER: Record<"recent" | "stars" | "installs", Prisma.HubPackOrderByWithRelationInput[]> = {
+type PackSortName = "recent" | "stars" | "installs";
+
+const PACK_ORDER: Record<PackSortName, Prisma.HubPackOrderByWithRelationInput[]> = {
   recent: [{ latestPublishedAt: { sort: "desc", nulls: "last" } }, { id: "asc" }],
   stars: [{ starCount: "desc" }, { id: "asc" }],
   installs: [{ installCount: "desc" }, { id: "asc" }],
 };
+
+/** PACK_ORDER as the SQL form reads it. */
+const PACK_SQL_ORDER = Object.fromEntries(Object.entries(PACK_ORDER).map(([sort, order]) => [sort, sqlOrder(order)])) as Record<
+  PackSortName,
+  SqlOrder[]
+>;
+
+/**
+ * packWhere in SQL, on the Pack row `row`: the same equalities, and `q` as
+ * Prisma writes `contains` with `mode: "insensitive"` (ILIKE of the escaped
+ * term between `%`s) on each of the three columns.
+ */
+function packWhereSql(args: PackFilterArgs, row: string, param: Param): string[] {
+  const where: string[] = [];
+  if (args.assetType) where.push(`${row}.asset_type::text = ${param(args.assetType, "text")}`);
+  if (args.educationLevel) where.push(`${row}.education_level::text = ${param(args.educationLevel, "text")}`);
+  const q = present(args.q);
+  if (q !== undefined) {
+    const pattern = param(`%${literal(q)}%`, "text");
+    where.push(`(${["name", "summary", "subject"].map((c) => `${row}.${c} ILIKE ${pattern}`).join(" OR ")})`);
+  }
+  return where;
+}
 
 builder.queryFields((t) => ({
   hubPacks: t.prismaConnection({
@@ -142,6 +172,17 @@ builder.queryFields((t) => ({
       educationLevel: t.arg({ type: EducationLevel, description: "Only this education level." }),
       sort: t.arg({ type: PackSort, required: true, defaultValue: "recent", description: "Order of the list." }),
     },
+    // From the start of the list (a page after a cursor is the resolver's): one statement with the document's other fields.
+    extensions: sqlForm({
+      kind: "page",
+      model: "HubPack",
+      cursor: "id",
+      orderBy: (args) => PACK_SQL_ORDER[args.sort as PackSortName],
+      defaultSize: PAGE.default,
+      maxSize: PAGE.max,
+      list: (args, { row, param }, _limit, after) =>
+        after === undefined ? { from: `hub_pack ${row}`, where: packWhereSql(args as PackFilterArgs, row, param) } : undefined,
+    }),
     resolve: (query, _root, args, ctx) => ctx.prisma.hubPack.findMany({ ...query, where: packWhere(args), orderBy: PACK_ORDER[args.sort] }),
     totalCount: (_conn, args, ctx) => ctx.prisma.hubPack.count({ where: packWhere(args) }),
   }),

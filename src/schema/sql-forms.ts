@@ -40,6 +40,27 @@ export interface SqlList {
   holds?: string;
 }
 
+/** One key of a list's order: a field of the model, and its direction; `nullsLast` as Prisma's `nulls: "last"`. */
+export interface SqlOrder {
+  field: string;
+  descending?: boolean;
+  nullsLast?: boolean;
+}
+
+/**
+ * The {@link SqlOrder} of a Prisma `orderBy` list (`[{ semester: "desc" }]`,
+ * `[{ latestPublishedAt: { sort: "desc", nulls: "last" } }]`), so that a
+ * form's order is the resolver's own.
+ */
+export function sqlOrder(orderBy: readonly object[]): SqlOrder[] {
+  return orderBy.map((by) => {
+    const [field, how] = Object.entries(by)[0] as [string, "asc" | "desc" | { sort: "asc" | "desc"; nulls?: "first" | "last" }];
+    const sort = typeof how === "string" ? how : how.sort;
+    const nullsLast = typeof how === "object" && how.nulls === "last";
+    return { field, ...(sort === "desc" ? { descending: true } : {}), ...(nullsLast ? { nullsLast } : {}) };
+  });
+}
+
 /**
  * A Relay connection over a model's visible rows: a forward page, from the
  * start of the list or after a cursor (a page from the end is the
@@ -51,8 +72,8 @@ export interface SqlPage {
   model: string;
   /** The field of the model the connection's cursors are made of (Pothos' `cursor`). */
   cursor: string;
-  /** The rows' order, by fields of the model: the resolver's `orderBy`. */
-  orderBy: readonly { field: string; descending?: boolean }[];
+  /** The rows' order, by fields of the model: the resolver's `orderBy` (for the arguments, when they choose it). */
+  orderBy: readonly SqlOrder[] | ((args: Readonly<Record<string, unknown>>) => readonly SqlOrder[]);
   /** The page size without `first`, and the most `first` gives (the connection's own). */
   defaultSize: number;
   maxSize: number;

@@ -42,7 +42,7 @@ import { guardedColumn, visibilitySql } from "../db/guards.js";
 import { TABLES } from "../generated/columns.js";
 import { INT32_MAX } from "../input-limits.js";
 import { getDatamodel } from "../generated/pothos-types.js";
-import { type Param, SQL_COLUMN, SQL_FORM, type SqlForm, type SqlPage } from "../schema/sql-forms.js";
+import { type Param, SQL_COLUMN, SQL_FORM, type SqlForm, type SqlOrder, type SqlPage } from "../schema/sql-forms.js";
 
 type Args = Record<string, unknown>;
 type Row = unknown[];
@@ -58,7 +58,7 @@ interface Part {
 
 /** What one value of the answer is made from, at an index of its row's JSON array. */
 type Out =
-  | { kind: "leaf"; key: string; at: number; type: GraphQLLeafType; nonNull: boolean }
+  | { kind: "leaf"; key: string; at: number; type: GraphQLLeafType; nonNull: boolean; items?: { nonNull: boolean } }
   | { kind: "typename"; key: string; name: string }
   | { kind: "id"; key: string; at: number; typename: string }
   | { kind: "object"; key: string; at: number; fields: Out[]; nonNull: boolean }
@@ -195,11 +195,16 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
       const id = column(model, "id");
       return id ? { kind: "id", key, at: columns.at(`${row}.${quote(id)}`), typename: type.name } : undefined;
     }
-    if (isLeafType(named) && !isListType(getNullableType(field.type))) {
+    const nullable = getNullableType(field.type);
+    // A column of one value, or of a list of values (a PostgreSQL array, as `[String!]!`).
+    const item = isListType(nullable) ? nullable.ofType : undefined;
+    if (isLeafType(named) && (item === undefined || isLeafType(getNullableType(item)))) {
       const name = (extensions[SQL_COLUMN] ?? extensions.pothosExposedField ?? field.name) as string;
-      if (name.includes(".")) return relatedColumn(model, name, key, named, nonNull, row, columns);
+      if (name.includes(".")) return item === undefined ? relatedColumn(model, name, key, named, nonNull, row, columns) : undefined;
       const read = readColumn(model, name, row);
-      return read === undefined ? undefined : { kind: "leaf", key, at: columns.at(read), type: named, nonNull };
+      if (read === undefined) return undefined;
+      const list = item === undefined ? {} : { items: { nonNull: isNonNullType(item) } };
+      return { kind: "leaf", key, at: columns.at(read), type: named, nonNull, ...list };
     }
     const relation = extensions.pothosPrismaRelationField as RelationField | undefined;
     if (relation && isObjectType(named) && !isListType(getNullableType(field.type))) {
@@ -328,16 +333,28 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
     const row = alias();
     const columns = new Columns();
     const cursorAt = columns.at(`${row}.${quote(cursorColumn)}`);
-    const order: { sql: string; descending: boolean }[] = [];
-    for (const by of form.orderBy) {
-      const stored = column(form.model, by.field);
-      if (!stored) return undefined;
-      order.push({ sql: `${row}.${quote(stored)}`, descending: by.descending === true });
-    }
-    const direction = (descending: boolean) => (descending ? " DESC" : "");
-    const inner = order.map((o, i) => `${o.sql} AS o${i}`).join(", ");
-    const innerOrder = order.map((o) => `${o.sql}${direction(o.descending)}`).join(", ");
-    const outerOrder = order.map((o, i) => `r.o${i}${direction(o.descending)}`).join(", ");
+    /** The order's keys, selected beside each row (`o0`, …), and its ORDER BY within the page and over the selected keys. */
+    const orderOf = (orderBy: readonly SqlOrder[]) => {
+      const keys = orderBy.map((by) => ({
+        stored: column(form.model, by.field),
+        how: `${by.descending ? " DESC" : ""}${by.nullsLast ? " NULLS LAST" : ""}`,
+      }));
+      if (keys.some((key) => key.stored === undefined)) return undefined;
+      return {
+        inner: keys.map((key, i) => `${row}.${quote(key.stored!)} AS o${i}`).join(", "),
+        innerOrder: keys.map((key) => `${row}.${quote(key.stored!)}${key.how}`).join(", "),
+        outerOrder: keys.map((key, i) => `r.o${i}${key.how}`).join(", "),
+      };
+    };
+    const { orderBy } = form;
+    const fixedOrder = typeof orderBy === "function" ? undefined : orderOf(orderBy);
+    if (typeof orderBy !== "function" && !fixedOrder) return undefined;
+    /** The order of the page the arguments ask for (the form's own, or the one they choose). */
+    const orderFor = (given: Args) => {
+      const order = fixedOrder ?? (typeof orderBy === "function" ? orderOf(orderBy(given)) : undefined);
+      if (!order) throw new Unplanned();
+      return order;
+    };
     type Make = (rows: Row[], total: number, pageInfo: PageInfo, variables: Args) => unknown;
     const parts: { key: string; make: Make }[] = [];
     let total = false;
@@ -397,6 +414,7 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
     return {
       sql: (variables, param) => {
         const given = args(variables);
+        const { inner, innerOrder, outerOrder } = orderFor(given);
         const limit = param(limitOf(form, given), "int");
         const at = { row, parent, param };
         const list = form.list(given, at, limit, afterOf(given));
@@ -515,7 +533,13 @@ function made(field: Out, row: Row, variables: Args): unknown {
         if (field.nonNull) throw new Unplanned();
         return null;
       }
-      return field.type.serialize(value);
+      if (!field.items) return field.type.serialize(value);
+      const items = field.items;
+      return (value as unknown[]).map((item) => {
+        if (item !== null) return field.type.serialize(item);
+        if (items.nonNull) throw new Unplanned();
+        return null;
+      });
     }
     case "object": {
       const value = row[field.at];

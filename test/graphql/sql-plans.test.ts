@@ -14,7 +14,7 @@ import type { Database } from "../../src/db/driver.js";
 import { schema } from "../../src/schema/index.js";
 import { createGateway, type Gateway } from "../../src/server.js";
 import { planSql } from "../../src/sql-plans/plan.js";
-import { canaryExport } from "../support/canary.js";
+import { canaryExport, pack, version } from "../support/canary.js";
 import { freshDatabase, importObject } from "../support/databases.js";
 
 let db: Database;
@@ -35,8 +35,8 @@ afterAll(async () => {
 });
 
 /** graphql-js's answer to a document, as the gateway writes it. */
-async function graphqlJs(query: string, variables: Record<string, unknown>): Promise<string> {
-  const response = await gateway.fetch("http://gateway.test/graphql", {
+async function graphqlJs(query: string, variables: Record<string, unknown>, by = gateway): Promise<string> {
+  const response = await by.fetch("http://gateway.test/graphql", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json" },
     body: JSON.stringify({ query, variables }),
@@ -45,10 +45,10 @@ async function graphqlJs(query: string, variables: Record<string, unknown>): Pro
 }
 
 /** The plan's answer, written as the lean path writes it; undefined when it leaves the request to the compiled operation. */
-async function planned(query: string, variables: Record<string, unknown>): Promise<string | undefined> {
+async function planned(query: string, variables: Record<string, unknown>, client = prisma): Promise<string | undefined> {
   const plan = planSql(schema, parse(query), undefined);
   expect(plan, query).toBeDefined();
-  const result = await plan!.run(prisma, variables);
+  const result = await plan!.run(client, variables);
   return result && JSON.stringify(result);
 }
 
@@ -377,5 +377,161 @@ describe("a document as one SQL statement", () => {
     expect(JSON.stringify(await courses.run(prisma, { a: cursor(1) }))).toBe(
       await graphqlJs("query ($a: String) { courses(after: $a) { nodes { databaseId } } }", { a: cursor(1) }),
     );
+  });
+});
+
+describe("a list of Packs as one SQL statement", () => {
+  let packDb: Database;
+  let packClient: ReadClient;
+  let packGateway: Gateway;
+
+  beforeAll(async () => {
+    const data = canaryExport();
+    // Ties in every order (stars, installs, the newest version's day), Packs without a passed version (last in `recent`),
+    // LIKE's wildcards and its escape in names, empty and absent Teaching Card fields, every asset type.
+    data.hub_packs.push(
+      pack("pk_a", "public", "passed", "100% Fractions", [version("1.0.0", "2026-01-01T00:00:00Z")], { star_count: 5, install_count: 1 }),
+      pack("pk_b", "public", "passed", "Under_score Survey", [], {
+        asset_type: "survey_bank",
+        education_level: "high_school",
+        star_count: 5,
+        install_count: 9,
+      }),
+      pack("pk_c", "public", "passed", "Back\\slash skill", [version("0.1.0", "2026-01-01T00:00:00Z")], {
+        asset_type: "skill",
+        education_level: null,
+        bloom_levels: [],
+        star_count: 0,
+        install_count: 9,
+      }),
+      pack("pk_d", "public", "passed", "Channel Template", [version("2.0.0", "2026-05-01T00:00:00Z")], {
+        asset_type: "channel_template",
+        education_level: "general",
+        summary: null,
+        subject: null,
+        difficulty: null,
+        owner_name: null,
+        star_count: 2,
+      }),
+      pack("pk_e", "public", "passed", "AI task", [version("1.0.0", "2026-02-01T00:00:00Z", "rejected")], {
+        asset_type: "ai_task",
+        education_level: "elementary",
+        subject: "Physics quiz",
+        bloom_levels: ["create"],
+      }),
+    );
+    packDb = await freshDatabase();
+    await importObject(packDb, data);
+    packClient = createReadClient(packDb);
+    packGateway = createGateway({
+      db: packDb,
+      prisma: packClient,
+      auth: false,
+      now: () => new Date("2026-11-20T04:00:00Z"),
+      compile: false,
+    });
+  });
+
+  afterAll(async () => {
+    await packClient?.$disconnect();
+    await packDb?.close();
+  });
+
+  const PACK = [
+    "databaseId",
+    "name",
+    "summary",
+    "readmeMd",
+    "assetType",
+    "latestVersion",
+    "subject",
+    "educationLevel",
+    "bloomLevels",
+    "difficulty",
+    "starCount",
+    "installCount",
+    "ownerName",
+    "id",
+    "__typename",
+  ];
+  const packSelection = pick(PACK).chain((fields) => fc.tuple(...fields.map(aliased)).map((written) => written.join(" ")));
+
+  it("gives graphql-js's bytes for generated lists of Packs, with every filter and order", async () => {
+    let answered = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        connectionOf(packSelection),
+        fc.record({
+          first,
+          q: fc.constantFrom<string | null | undefined>(
+            undefined,
+            null,
+            "",
+            " ",
+            "quiz",
+            "QUIZ",
+            "%",
+            "_",
+            "\\",
+            "frac",
+            "physics",
+            "CANARY",
+            "nope",
+          ),
+          assetType: fc.constantFrom<string | null | undefined>(undefined, null, "quiz_bank", "skill", "survey_bank", "ai_task"),
+          educationLevel: fc.constantFrom<string | null | undefined>(undefined, null, "university", "high_school", "general"),
+          sort: fc.constantFrom<string | undefined>(undefined, "recent", "stars", "installs"),
+          after: fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constant(cursor("pk_a")) }),
+        }),
+        fc.boolean(),
+        async (selection, given, asVariables) => {
+          const types: Record<string, string> = {
+            first: "Int",
+            q: "String",
+            assetType: "AssetType",
+            educationLevel: "EducationLevel",
+            sort: "PackSort!",
+            after: "String",
+          };
+          const used = Object.entries(given).filter(([, value]) => value !== undefined);
+          const literal = (name: string, value: unknown) =>
+            value !== null && (name === "assetType" || name === "educationLevel" || name === "sort")
+              ? String(value)
+              : JSON.stringify(value);
+          const args = used.map(([name, value]) => `${name}: ${asVariables ? `$${name}` : literal(name, value)}`).join(", ");
+          const header = asVariables && used.length ? `query (${used.map(([name]) => `$${name}: ${types[name]}`).join(", ")})` : "";
+          const query = `${header} { hubPacks${args ? `(${args})` : ""} { ${selection} } }`;
+          const variables = asVariables ? Object.fromEntries(used) : {};
+          const theirs = await graphqlJs(query, variables, packGateway);
+          if (!("data" in JSON.parse(theirs))) return;
+          const ours = await planned(query, variables, packClient);
+          if (ours === undefined) {
+            // Left to the compiled operation: a page after a cursor, or one with an error.
+            expect(given.after !== undefined || given.first === -1 || JSON.parse(theirs).errors !== undefined, `${query} ${theirs}`).toBe(
+              true,
+            );
+            return;
+          }
+          answered++;
+          expect(ours, `${query}\n${JSON.stringify(variables)}`).toBe(theirs);
+        },
+      ),
+      { numRuns: Number(process.env.SQL_PLAN_RUNS ?? 150) },
+    );
+    expect(answered).toBeGreaterThan(50);
+  });
+
+  it("reads only public, passed Packs and never a payload", async () => {
+    statements.length = 0;
+    const reading = createReadClient(packDb, { onQuery: (event: QueryEvent) => statements.push(event.query) });
+    try {
+      const query = '{ hubPacks(first: 100, q: "CANARY") { totalCount nodes { databaseId } } }';
+      expect(await planned(query, {}, reading)).toBe('{"data":{"hubPacks":{"totalCount":0,"nodes":[]}}}');
+      expect(statements).toHaveLength(1);
+      expect(statements[0]).toMatch(/t\d+\."visibility" = 'public' AND t\d+\."safety_status" = 'passed'/);
+      expect(statements[0]).not.toContain("payload");
+    } finally {
+      await reading.$disconnect();
+    }
   });
 });

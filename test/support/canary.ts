@@ -52,7 +52,15 @@ export function course(id: number, universityId: number, semester: string, isPub
   };
 }
 
-function pack(id: string, visibility: string, safety: string, name: string, versions: object[], extra: Record<string, unknown> = {}) {
+/** A Pack of the export, with the canary's values where `extra` gives none. */
+export function pack(
+  id: string,
+  visibility: string,
+  safety: string,
+  name: string,
+  versions: object[],
+  extra: Record<string, unknown> = {},
+) {
   return {
     id,
     name,

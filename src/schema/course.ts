@@ -6,10 +6,17 @@ import { builder } from "./builder.js";
 import { COUNT, jsonSchema, POSITIVE } from "./json-schema.js";
 import { COST, PAGE, pageCost } from "./cost.js";
 import { checkRange, literal, present } from "./arguments.js";
-import { type CourseFilterArgs, type SearchPage, type SearchWindow, titleSearch, titleSearchTotal } from "./title-search.js";
+import {
+  type CourseFilterArgs,
+  type SearchPage,
+  type SearchWindow,
+  titleSearch,
+  titleSearchStatement,
+  titleSearchTotal,
+} from "./title-search.js";
 import { placeRange, placeWindow } from "./course-places.js";
 import { universityMatch } from "./university.js";
-import { type Param, sqlColumn, sqlForm, sqlOrder } from "./sql-forms.js";
+import { embedded, type Param, type SqlList, sqlColumn, sqlForm, sqlOrder } from "./sql-forms.js";
 
 /** Newest semester first, then by id (docs/contract.md §3). */
 export const COURSE_ORDER: Prisma.CourseOrderByWithRelationInput[] = [{ semester: "desc" }, { id: "asc" }];
@@ -257,6 +264,30 @@ function listFilters(args: Readonly<Record<string, unknown>>, param: Param): { s
   };
 }
 
+/**
+ * A title search's page as the SQL form's list, on the course row `row`: the
+ * search's statement (./title-search.ts) read once, its page's ids joined to
+ * their courses, its total the search's; a cursor the search does not hold
+ * leaves the request to the resolver (`holds`), as titleSearch does.
+ */
+function searchList(args: Readonly<Record<string, unknown>>, row: string, param: Param, after: number | undefined, take: number): SqlList {
+  const search = `s_${row}`;
+  const filter: CourseFilterArgs = {
+    q: args.q as string,
+    university: args.university as string | null | undefined,
+    semester: args.semester as string | null | undefined,
+  };
+  // As Pothos asks Prisma for a page after a cursor: from the cursor's row, skipping it.
+  const statement = titleSearchStatement(filter, { cursor: after, skip: after === undefined ? 0 : 1, take });
+  return {
+    source: `(${embedded(statement, param)}) ${search}`,
+    from: `unnest(${search}.page) AS u_${row}(id) JOIN course ${row} ON ${row}.id = u_${row}.id`,
+    where: [],
+    total: `${search}.total`,
+    ...(after === undefined ? {} : { holds: `${search}.at IS NOT NULL` }),
+  };
+}
+
 builder.queryFields((t) => {
   const args = {
     university: t.arg.string({ description: "School code (case-insensitive) or exact Chinese name." }),
@@ -270,13 +301,13 @@ builder.queryFields((t) => {
       description: "Public courses, newest semester first, then by id.",
       args,
       complexity: pageCost(),
-      // Without `q` or a cursor, as coursesByPlace and courseTotal read it: a range of places of the list, the total from the
-      // import's counts; a school's list only when one school has that code or name.
+      // Without `q`, as coursesByPlace and courseTotal read it: a range of places of the list, the total from the import's
+      // counts; a school's list only when one school has that code or name. With `q`, the title search's own statement.
       extensions: sqlForm({
         ...COURSE_PAGES,
-        list: (a, { row, param }, limit, after) => {
-          if (present(a.q as string | null | undefined) !== undefined) return undefined;
+        list: (a, { row, param }, limit, after, take) => {
           if (after !== undefined && !Number.isInteger(after)) return undefined;
+          if (present(a.q as string | null | undefined) !== undefined) return searchList(a, row, param, after as number | undefined, take);
           const { school, semester } = listFilters(a, param);
           const column = placeColumnName(school !== undefined, semester !== undefined);
           // The list's places, on the place row `p`: its school (one, or none) and its semester.
@@ -302,7 +333,6 @@ builder.queryFields((t) => {
           };
         },
         total: (a, { param }) => {
-          if (present(a.q as string | null | undefined) !== undefined) return undefined;
           const { school, semester } = listFilters(a, param);
           const where = [
             ...(school === undefined ? [] : [`n.university_id IN (SELECT u.id FROM university u WHERE ${school})`]),

@@ -13,8 +13,21 @@
  * model's rows (src/db/guards.ts).
  */
 
-/** Gives the placeholder (`$n`, typed) of one statement parameter. */
-export type Param = (value: unknown, type: "int" | "text") => string;
+/**
+ * Gives the placeholder (`$n`, typed) of one statement parameter; without a
+ * type, a bare `$n` whose type the SQL around it gives (a cast after it).
+ */
+export type Param = (value: unknown, type?: "int" | "text") => string;
+
+/**
+ * A statement written with Prisma's `sql` tag, as SQL text within a form's:
+ * each of its values becomes one of the whole statement's parameters. Its
+ * SQL must give each value its type (`${value}::int`), as Prisma's own
+ * parameters are sent untyped too.
+ */
+export function embedded(sql: { readonly strings: readonly string[]; readonly values: readonly unknown[] }, param: Param): string {
+  return sql.strings.reduce((text, part, i) => (i === 0 ? part : `${text}${param(sql.values[i - 1])}${part}`), "");
+}
 
 /** Where a form's SQL stands: the alias of its own rows, and of the row of the object whose field it is. */
 export interface SqlRows {
@@ -38,6 +51,14 @@ export interface SqlList {
    * schools share, whose places are two lists).
    */
   holds?: string;
+  /**
+   * A FROM item read once for the page (`(…) s`), which `from`, `where`,
+   * `page`, `holds` and `total` may refer to: a search that finds the page's
+   * rows and counts them.
+   */
+  source?: string;
+  /** The list's total, when the list gives it (from `source`); otherwise the form's `total`. */
+  total?: string;
 }
 
 /** One key of a list's order: a field of the model, and its direction; `nullsLast` as Prisma's `nulls: "last"`. */
@@ -79,12 +100,12 @@ export interface SqlPage {
   maxSize: number;
   /**
    * The list the arguments ask for, of which the page is the first `limit`
-   * rows (a placeholder) after the row of the cursor `after` (its cursor
-   * field's value, when the arguments give one); undefined when its resolver
-   * must answer these arguments (the planner then leaves the request to the
-   * compiled operation).
+   * rows (a placeholder for `take` rows) after the row of the cursor `after`
+   * (its cursor field's value, when the arguments give one); undefined when
+   * its resolver must answer these arguments (the planner then leaves the
+   * request to the compiled operation).
    */
-  list(args: Readonly<Record<string, unknown>>, at: SqlRows, limit: string, after: unknown): SqlList | undefined;
+  list(args: Readonly<Record<string, unknown>>, at: SqlRows, limit: string, after: unknown, take: number): SqlList | undefined;
   /**
    * The SQL of the list's total (`totalCount`); without it, the rows of
    * `list` are counted. Undefined when its resolver must answer.

@@ -115,6 +115,17 @@ function longTermPath(q: string): LongTermPath {
  * slice of them.
  */
 export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, window: SearchWindow): Promise<SearchPage | undefined> {
+  const [row] = await prisma.$queryRaw<{ total: number; at: number | null; page: number[] | null }[]>(titleSearchStatement(args, window));
+  if (!row || (window.cursor !== undefined && row.at === null)) return undefined;
+  return { total: row.total, ids: row.page ?? [] };
+}
+
+/**
+ * The statement of {@link titleSearch}: one row of the matching courses'
+ * number (`total`), the place of the window's cursor among them (`at`, null
+ * when they do not hold it) and the window's ids in order (`page`).
+ */
+export function titleSearchStatement(args: CourseFilterArgs, window: SearchWindow): Prisma.Sql {
   const q = present(args.q) ?? "";
   const needle = literal(q);
   const university = present(args.university) ?? null;
@@ -150,7 +161,7 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
                                SELECT id FROM university WHERE code_key = lower(${university}::text) OR name_zh = ${university}::text))
                        AND (${constant(universityId === null)} OR s.university_id = ${universityId}::int)
                        AND (${constant(semester === null)} OR s.semester = ${semester}::text)`;
-  const [row] = await prisma.$queryRaw<{ total: number; at: number | null; page: number[] | null }[]>`
+  return Prisma.sql`
     WITH pieces AS (
       ${termPieces}
        WHERE ${byPieces}
@@ -252,8 +263,6 @@ export async function titleSearch(prisma: ReadClient, args: CourseFilterArgs, wi
                 ELSE ids[COALESCE(at, total) - ${skip}::int + ${window.take}::int + 1 : COALESCE(at, total) - ${skip}::int]
            END AS page
       FROM placed, walk`;
-  if (!row || (cursor !== null && row.at === null)) return undefined;
-  return { total: row.total, ids: row.page ?? [] };
 }
 
 /**

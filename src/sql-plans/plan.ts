@@ -415,9 +415,10 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
       sql: (variables, param) => {
         const given = args(variables);
         const { inner, innerOrder, outerOrder } = orderFor(given);
-        const limit = param(limitOf(form, given), "int");
+        const take = limitOf(form, given);
+        const limit = param(take, "int");
         const at = { row, parent, param };
-        const list = form.list(given, at, limit, afterOf(given));
+        const list = form.list(given, at, limit, afterOf(given), take);
         if (!list) throw new Unplanned();
         const where = [...list.where, ...(visible ? [visible] : [])];
         const whereSql = where.length ? ` WHERE ${where.join(" AND ")}` : "";
@@ -425,13 +426,15 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
         const pageSql = onPage.length ? ` WHERE ${onPage.join(" AND ")}` : "";
         const rows = `(SELECT coalesce(json_agg(r.row ORDER BY ${outerOrder}), '[]') FROM (SELECT ${columns.sql(variables, param)} AS row, ${inner} FROM ${list.from}${pageSql} ORDER BY ${innerOrder} LIMIT ${limit}) r)`;
         const holds = list.holds ?? "TRUE";
-        if (!total) return `json_build_array(${rows}, 0, ${holds})`;
-        const count = form.total ? form.total(given, at) : `(SELECT count(*) FROM ${list.from}${whereSql})`;
+        const count = !total
+          ? "0"
+          : (list.total ?? (form.total ? form.total(given, at) : `(SELECT count(*) FROM ${list.from}${whereSql})`));
         if (count === undefined) throw new Unplanned();
-        return `json_build_array(${rows}, ${count}, ${holds})`;
+        const page = `json_build_array(${rows}, ${count}, ${holds})`;
+        return list.source ? `(SELECT ${page} FROM ${list.source})` : page;
       },
       value: (part, variables) => {
-        const [rows, count, holds] = part as [Row[], number, boolean];
+        const [rows, count, holds] = (part ?? []) as [Row[], number, boolean];
         if (holds !== true) throw new Unplanned();
         const full = rows.length === limitOf(form, args(variables));
         const shown = full ? rows.slice(0, -1) : rows;
@@ -465,7 +468,7 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
       const params: unknown[] = [];
       const param: Param = (value, type) => {
         params.push(value);
-        return `$${params.length}::${type}`;
+        return type ? `$${params.length}::${type}` : `$${params.length}`;
       };
       try {
         const sql = `SELECT json_build_array(${roots.map((r) => r.part.sql(variables, param)).join(", ")})::text AS body`;

@@ -183,11 +183,30 @@ const after = fc.oneof(
   { weight: 5, arbitrary: fc.constant(undefined) },
   { weight: 3, arbitrary: fc.constantFrom(cursor(1), cursor(2), cursor(3), cursor(4), cursor(9), cursor("x"), "x") },
 );
-/** The filters of a list of courses: a school by code in any case or by name, or none that exists; a semester; rarely a title. */
+/** The filters of a list of courses: a school by code in any case or by name, or none that exists; a semester; a title term of each kind the search tells apart. */
 const courseFilters = fc.record({
   university: fc.constantFrom<string | undefined>(undefined, "NTU", "ntu", "國立清華大學", "UW", "nope", " "),
   semester: fc.constantFrom<string | undefined>(undefined, "113-1", "112-2", "113-2", "999-9", ""),
-  q: fc.constantFrom<string | undefined>(undefined, undefined, undefined, undefined, "x"),
+  q: fc.constantFrom<string | undefined>(
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    "xyz",
+    "course",
+    "COURSE 3",
+    "課程",
+    "公",
+    "程4",
+    "%",
+    "_",
+    "CANARY",
+    "public course",
+    "lic cou",
+    "c 1",
+    " ",
+  ),
 });
 
 describe("a document as one SQL statement", () => {
@@ -255,7 +274,9 @@ describe("a document as one SQL statement", () => {
             left++;
             // Left to the compiled operation: a page that is not one from the start, or an answer with an error.
             // (or after a cursor the list does not hold, which Prisma pages its own way).
-            const leftAlone = size === -1 || query.includes("q:") || query.includes("after:") || JSON.parse(theirs).errors !== undefined;
+            // A school's title search (`q: "x"`) is its resolver's.
+            const leftAlone =
+              size === -1 || query.includes('q: "x"') || query.includes("after:") || JSON.parse(theirs).errors !== undefined;
             expect(leftAlone, `${query} ${theirs}`).toBe(true);
             return;
           }

@@ -6,7 +6,7 @@
  *   through `guardArgs`, so visibility rules hold wherever a model is queried.
  * - `createWriteClient`: the importer's, which must store what it is given.
  */
-import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import type { ArgType, SqlDriverAdapter, SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pLimit, { type LimitFunction } from "p-limit";
 import { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { Database } from "./driver.js";
@@ -58,10 +58,48 @@ export interface ReadSource {
   adapter: SqlDriverAdapterFactory;
 }
 
+/**
+ * The source's driver adapter, connected once for Prisma's client and for
+ * {@link queryText}'s statements (the same pool, the same replicas' router);
+ * when Prisma disposes it ($disconnect), the next statement connects again.
+ */
+function sharedAdapter(factory: SqlDriverAdapterFactory): { factory: SqlDriverAdapterFactory; connected(): Promise<SqlDriverAdapter> } {
+  let connected: Promise<SqlDriverAdapter> | undefined;
+  const connect = () => {
+    connected ??= factory.connect().then(
+      (adapter) =>
+        new Proxy(adapter, {
+          get(target, key) {
+            if (key !== "dispose") return Reflect.get(target, key);
+            return () => {
+              connected = undefined;
+              return target.dispose();
+            };
+          },
+        }),
+      (error: unknown) => {
+        connected = undefined;
+        throw error;
+      },
+    );
+    return connected;
+  };
+  return { factory: { provider: factory.provider, adapterName: factory.adapterName, connect }, connected: connect };
+}
+
+/** What sends a read client's {@link queryText} statements: its connected adapter, and who hears of each statement. */
+interface Direct {
+  connected(): Promise<SqlDriverAdapter>;
+  onQuery: ((event: QueryEvent) => void) | undefined;
+}
+
+const directs = new WeakMap<object, Direct>();
+
 /** Prisma's client of the read path, before the guards and the request's share wrap it. */
 function unguardedReadClient(db: ReadSource, options: ReadClientOptions) {
+  const adapter = sharedAdapter(db.adapter);
   const base = new PrismaClient({
-    adapter: db.adapter,
+    adapter: adapter.factory,
     omit: GUARDED_COLUMNS,
     // Any other format has Prisma capture a stack trace on every query (its
     // "call site", to print a code frame with an error): 5% of the gateway's
@@ -73,7 +111,33 @@ function unguardedReadClient(db: ReadSource, options: ReadClientOptions) {
     const onQuery = options.onQuery;
     (base as unknown as { $on(event: "query", cb: (e: QueryEvent) => void): void }).$on("query", (e) => onQuery(e));
   }
+  directs.set(base, { connected: adapter.connected, onQuery: options.onQuery });
   return base;
+}
+
+/** Parameters whose type the statement's SQL gives (`$1::int`), as Prisma sends a raw query's. */
+const UNTYPED: ArgType = { scalarType: "unknown", arity: "scalar" };
+
+/**
+ * Runs one statement of the read path that returns one text (the planner's
+ * JSON, src/sql-plans/plan.ts) through the read client's own driver adapter,
+ * within the request's share of the pool: what Prisma's client would do for
+ * `$queryRawUnsafe` after its request pipeline (which was a fifth of the
+ * gateway's CPU on a list of schools), with the same pool, replicas' router,
+ * statement names and timeouts. Its SQL states its own rules, as every raw
+ * statement of the read client does. Null when it returns no row.
+ */
+export function queryText(prisma: ReadClient, sql: string, params: readonly unknown[]): Promise<string | null> {
+  const share = shares.get(prisma);
+  const direct = share && directs.get(share.base);
+  if (!share || !direct) throw new GuardViolation("queryText takes a read client");
+  return within(share.limit, async () => {
+    const adapter = await direct.connected();
+    const started = performance.now();
+    const result = await adapter.queryRaw({ sql, args: [...params], argTypes: params.map(() => UNTYPED) });
+    direct.onQuery?.({ query: sql, params: JSON.stringify(params), duration: performance.now() - started });
+    return (result.rows[0]?.[0] as string | undefined) ?? null;
+  }) as Promise<string | null>;
 }
 
 /** The client's model delegates by property name (`course`) and model name (`Course`). */
@@ -154,7 +218,7 @@ const bases = new WeakMap<object, ReadBase>();
 function guardedClient(base: ReadBase, limit: LimitFunction | undefined) {
   const delegates = new Map<string, object>();
   const methods = new Map<string, unknown>();
-  return new Proxy(base, {
+  const client = new Proxy(base, {
     get(target, key) {
       if (typeof key !== "string") return Reflect.get(target, key);
       const model = MODELS.get(key);
@@ -179,7 +243,12 @@ function guardedClient(base: ReadBase, limit: LimitFunction | undefined) {
       return method;
     },
   });
+  shares.set(client, { base, limit });
+  return client;
 }
+
+/** Each guarded client's Prisma client and request share, for {@link queryText}. */
+const shares = new WeakMap<object, { base: ReadBase; limit: LimitFunction | undefined }>();
 
 export type ReadClient = ReturnType<typeof createReadClient>;
 

@@ -37,7 +37,7 @@ import {
   Kind,
   type SelectionSetNode,
 } from "graphql";
-import type { ReadClient } from "../db/client.js";
+import { queryText, type ReadClient } from "../db/client.js";
 import { guardedColumn, visibilitySql } from "../db/guards.js";
 import { TABLES } from "../generated/columns.js";
 import { INT32_MAX } from "../input-limits.js";
@@ -472,8 +472,9 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
       };
       try {
         const sql = `SELECT json_build_array(${roots.map((r) => r.part.sql(variables, param)).join(", ")})::text AS body`;
-        const [found] = await prisma.$queryRawUnsafe<{ body: string }[]>(sql, ...params);
-        const parts = JSON.parse(found!.body) as unknown[];
+        const body = await queryText(prisma, sql, params);
+        if (body === null) throw new Unplanned();
+        const parts = JSON.parse(body) as unknown[];
         return { data: Object.fromEntries(roots.map((r, i) => [r.key, r.part.value(parts[i], variables)])) };
       } catch (error) {
         if (error instanceof Unplanned) return undefined;

@@ -10,7 +10,7 @@
 import { createSchema, createYoga } from "graphql-yoga";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Context, createContext } from "../../src/context.js";
-import { createReadClient, type ReadClient, requestClient, STATEMENTS_PER_REQUEST } from "../../src/db/client.js";
+import { createReadClient, queryText, type ReadClient, requestClient, STATEMENTS_PER_REQUEST } from "../../src/db/client.js";
 import type { Database } from "../../src/db/driver.js";
 import { freshDatabase, importObject } from "../support/databases.js";
 import { canaryExport } from "../support/canary.js";
@@ -70,6 +70,19 @@ it("holds back the lookups the guards send themselves (findUnique runs as findFi
     expect(waited).toBeGreaterThanOrEqual(300);
   });
   expect(lookup).toBeGreaterThanOrEqual(400);
+});
+
+it("holds back the statements the SQL plans send through the driver adapter (queryText), and answers them", async () => {
+  const one = requestClient(prisma);
+  const busy = Promise.all([sleep(400, one), sleep(400, one)]);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const started = performance.now();
+  expect(await queryText(one, "SELECT json_build_array($1::int, $2::text)::text AS body", [7, "x"])).toBe('[7, "x"]');
+  expect(performance.now() - started).toBeGreaterThanOrEqual(300);
+  await busy;
+  // Outside a request, at once; a statement with no row gives null.
+  expect(await queryText(prisma, "SELECT 'a'::text WHERE FALSE", [])).toBeNull();
+  expect(() => queryText({} as ReadClient, "SELECT 1", [])).toThrow(/read client/);
 });
 
 it("each request's context is one request: its statements, however many a document asks for, go two at a time", async () => {

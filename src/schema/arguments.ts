@@ -1,9 +1,13 @@
 /** Argument checks shared by the root fields, with messages naming the argument. */
 import { GraphQLError } from "graphql";
 
+/** Whether `value` is an integer in [min, max]. */
+export const inRange = (value: unknown, min: number, max: number): value is number =>
+  Number.isInteger(value) && (value as number) >= min && (value as number) <= max;
+
 /** Throws a BAD_USER_INPUT error unless `value` is an integer in [min, max]. */
 export function checkRange(name: string, value: number, min: number, max: number): number {
-  if (!Number.isInteger(value) || value < min || value > max) {
+  if (!inRange(value, min, max)) {
     throw new GraphQLError(`${name} must be an integer from ${min} to ${max}`, {
       extensions: { code: "BAD_USER_INPUT", argument: name },
     });

@@ -5,7 +5,7 @@ import { INT32_MAX } from "../input-limits.js";
 import { builder } from "./builder.js";
 import { COUNT, jsonSchema, POSITIVE } from "./json-schema.js";
 import { COST, PAGE, pageCost } from "./cost.js";
-import { checkRange, literal, present } from "./arguments.js";
+import { checkRange, inRange, literal, present } from "./arguments.js";
 import {
   type CourseFilterArgs,
   type SearchPage,
@@ -16,7 +16,10 @@ import {
 } from "./title-search.js";
 import { placeRange, placeWindow } from "./course-places.js";
 import { universityMatch } from "./university.js";
-import { embedded, type Param, type SqlList, sqlColumn, sqlForm, sqlOrder } from "./sql-forms.js";
+import { embedded, type Param, type SqlList, type SqlPage, sqlColumn, sqlForm, sqlOrder } from "./sql-forms.js";
+
+/** The most courses a page by number holds (`coursePage`'s `pageSize`). */
+const PAGE_SIZE_MAX = 100;
 
 /** Newest semester first, then by id (docs/contract.md §3). */
 export const COURSE_ORDER: Prisma.CourseOrderByWithRelationInput[] = [{ semester: "desc" }, { id: "asc" }];
@@ -270,7 +273,14 @@ function listFilters(args: Readonly<Record<string, unknown>>, param: Param): { s
  * their courses, its total the search's; a cursor the search does not hold
  * leaves the request to the resolver (`holds`), as titleSearch does.
  */
-function searchList(args: Readonly<Record<string, unknown>>, row: string, param: Param, after: number | undefined, take: number): SqlList {
+function searchList(
+  args: Readonly<Record<string, unknown>>,
+  row: string,
+  param: Param,
+  after: number | undefined,
+  take: number,
+  skip: number,
+): SqlList {
   const search = `s_${row}`;
   const filter: CourseFilterArgs = {
     q: args.q as string,
@@ -278,7 +288,7 @@ function searchList(args: Readonly<Record<string, unknown>>, row: string, param:
     semester: args.semester as string | null | undefined,
   };
   // As Pothos asks Prisma for a page after a cursor: from the cursor's row, skipping it.
-  const statement = titleSearchStatement(filter, { cursor: after, skip: after === undefined ? 0 : 1, take });
+  const statement = titleSearchStatement(filter, { cursor: after, skip: after === undefined ? skip : 1, take });
   return {
     source: `(${embedded(statement, param)}) ${search}`,
     from: `unnest(${search}.page) AS u_${row}(id) JOIN course ${row} ON ${row}.id = u_${row}.id`,
@@ -287,6 +297,54 @@ function searchList(args: Readonly<Record<string, unknown>>, row: string, param:
     ...(after === undefined ? {} : { holds: `${search}.at IS NOT NULL` }),
   };
 }
+
+/**
+ * The SQL form of `courses` (and of the list `coursePage` pages). Without
+ * `q`, as coursesByPlace and courseTotal read it: a range of places of the
+ * list, the total from the import's counts; a school's list only when one
+ * school has that code or name. With `q`, the title search's own statement.
+ */
+const COURSES_FORM: SqlPage = {
+  ...COURSE_PAGES,
+  list: (a, { row, param }, limit, after, take, skip) => {
+    if (after !== undefined && !Number.isInteger(after)) return undefined;
+    if (present(a.q as string | null | undefined) !== undefined) return searchList(a, row, param, after as number | undefined, take, skip);
+    const { school, semester } = listFilters(a, param);
+    const column = placeColumnName(school !== undefined, semester !== undefined);
+    // The list's places, on the place row `p`: its school (one, or none) and its semester.
+    const scope = (p: string) => [
+      ...(school === undefined ? [] : [`${p}.university_id = (SELECT min(u.id) FROM university u WHERE ${school})`]),
+      ...(semester === undefined ? [] : [`${p}.semester = ${semester}`]),
+    ];
+    const place = `p_${row}`;
+    // After a cursor, the page starts at its course's place in the list (none when the list does not hold it); a
+    // page by number, after its first `skip`.
+    const at =
+      after === undefined
+        ? skip === 0
+          ? "0"
+          : param(skip, "int")
+        : `(SELECT c.${column} FROM course_place c WHERE ${[`c.id = ${param(after, "int")}`, ...scope("c")].join(" AND ")})`;
+    const holds = [
+      ...(school === undefined ? [] : [`(SELECT count(*) FROM university u WHERE ${school}) <= 1`]),
+      ...(after === undefined ? [] : [`${at} IS NOT NULL`]),
+    ];
+    return {
+      from: `course_place ${place} JOIN course ${row} ON ${row}.id = ${place}.id`,
+      where: scope(place),
+      page: [`${place}.${column} BETWEEN ${at} + 1 AND ${at} + ${limit}`],
+      ...(holds.length ? { holds: holds.join(" AND ") } : {}),
+    };
+  },
+  total: (a, { param }) => {
+    const { school, semester } = listFilters(a, param);
+    const where = [
+      ...(school === undefined ? [] : [`n.university_id IN (SELECT u.id FROM university u WHERE ${school})`]),
+      ...(semester === undefined ? [] : [`n.semester = ${semester}`]),
+    ];
+    return `(SELECT coalesce(sum(n.courses), 0) FROM course_count n${where.length ? ` WHERE ${where.join(" AND ")}` : ""})`;
+  },
+};
 
 builder.queryFields((t) => {
   const args = {
@@ -301,46 +359,7 @@ builder.queryFields((t) => {
       description: "Public courses, newest semester first, then by id.",
       args,
       complexity: pageCost(),
-      // Without `q`, as coursesByPlace and courseTotal read it: a range of places of the list, the total from the import's
-      // counts; a school's list only when one school has that code or name. With `q`, the title search's own statement.
-      extensions: sqlForm({
-        ...COURSE_PAGES,
-        list: (a, { row, param }, limit, after, take) => {
-          if (after !== undefined && !Number.isInteger(after)) return undefined;
-          if (present(a.q as string | null | undefined) !== undefined) return searchList(a, row, param, after as number | undefined, take);
-          const { school, semester } = listFilters(a, param);
-          const column = placeColumnName(school !== undefined, semester !== undefined);
-          // The list's places, on the place row `p`: its school (one, or none) and its semester.
-          const scope = (p: string) => [
-            ...(school === undefined ? [] : [`${p}.university_id = (SELECT min(u.id) FROM university u WHERE ${school})`]),
-            ...(semester === undefined ? [] : [`${p}.semester = ${semester}`]),
-          ];
-          const place = `p_${row}`;
-          // After a cursor, the page starts at its course's place in the list (none when the list does not hold it).
-          const at =
-            after === undefined
-              ? "0"
-              : `(SELECT c.${column} FROM course_place c WHERE ${[`c.id = ${param(after, "int")}`, ...scope("c")].join(" AND ")})`;
-          const holds = [
-            ...(school === undefined ? [] : [`(SELECT count(*) FROM university u WHERE ${school}) <= 1`]),
-            ...(after === undefined ? [] : [`${at} IS NOT NULL`]),
-          ];
-          return {
-            from: `course_place ${place} JOIN course ${row} ON ${row}.id = ${place}.id`,
-            where: scope(place),
-            page: [`${place}.${column} BETWEEN ${at} + 1 AND ${at} + ${limit}`],
-            ...(holds.length ? { holds: holds.join(" AND ") } : {}),
-          };
-        },
-        total: (a, { param }) => {
-          const { school, semester } = listFilters(a, param);
-          const where = [
-            ...(school === undefined ? [] : [`n.university_id IN (SELECT u.id FROM university u WHERE ${school})`]),
-            ...(semester === undefined ? [] : [`n.semester = ${semester}`]),
-          ];
-          return `(SELECT coalesce(sum(n.courses), 0) FROM course_count n${where.length ? ` WHERE ${where.join(" AND ")}` : ""})`;
-        },
-      }),
+      extensions: sqlForm(COURSES_FORM),
       resolve: async (query, _root, a, ctx) => {
         // A title search pages its list of courses (./title-search.ts), the rest by place (./course-places.ts); Prisma
         // pages what neither can: a cursor outside the list, a school name two schools share.
@@ -361,13 +380,25 @@ builder.queryFields((t) => {
       args: {
         ...args,
         page: t.arg.int({ defaultValue: 1, required: true, description: "Page number, from 1." }),
-        pageSize: t.arg.int({ defaultValue: 20, required: true, description: "Courses per page, 1 to 100." }),
+        pageSize: t.arg.int({ defaultValue: 20, required: true, description: `Courses per page, 1 to ${PAGE_SIZE_MAX}.` }),
       },
       complexity: (a) => ({ field: COST.list + (a.q ? COST.search : 0), multiplier: Math.min(PAGE.max, Math.max(0, a.pageSize)) }),
+      // The same list as `courses`, a window of it by number: one statement with the document's other fields.
+      extensions: sqlForm({
+        kind: "numbered",
+        list: COURSES_FORM,
+        window: (a) => {
+          // Out of range: the resolver's error. Past about two thousand million rows (every list is shorter), the resolver's too.
+          if (!inRange(a.page, 1, INT32_MAX) || !inRange(a.pageSize, 1, PAGE_SIZE_MAX)) return undefined;
+          const skip = (a.page - 1) * a.pageSize;
+          return skip <= 2_000_000_000 ? { skip, take: a.pageSize } : undefined;
+        },
+        fields: { page: { argument: "page" }, pageSize: { argument: "pageSize" }, total: "total", items: "rows" },
+      }),
       resolve: (_root, a) => ({
         filter: a,
         page: checkRange("page", a.page, 1, INT32_MAX),
-        pageSize: checkRange("pageSize", a.pageSize, 1, 100),
+        pageSize: checkRange("pageSize", a.pageSize, 1, PAGE_SIZE_MAX),
       }),
     }),
     course: t.prismaField({

@@ -101,11 +101,19 @@ export interface SqlPage {
   /**
    * The list the arguments ask for, of which the page is the first `limit`
    * rows (a placeholder for `take` rows) after the row of the cursor `after`
-   * (its cursor field's value, when the arguments give one); undefined when
-   * its resolver must answer these arguments (the planner then leaves the
-   * request to the compiled operation).
+   * (its cursor field's value, when the arguments give one), or after the
+   * first `skip` rows (a page by number, {@link SqlNumbered}; 0 otherwise);
+   * undefined when its resolver must answer these arguments (the planner
+   * then leaves the request to the compiled operation).
    */
-  list(args: Readonly<Record<string, unknown>>, at: SqlRows, limit: string, after: unknown, take: number): SqlList | undefined;
+  list(
+    args: Readonly<Record<string, unknown>>,
+    at: SqlRows,
+    limit: string,
+    after: unknown,
+    take: number,
+    skip: number,
+  ): SqlList | undefined;
   /**
    * The SQL of the list's total (`totalCount`); without it, the rows of
    * `list` are counted. Undefined when its resolver must answer.
@@ -130,7 +138,22 @@ export interface SqlNode {
   kind: "node";
 }
 
-export type SqlForm = SqlPage | SqlOne | SqlNode;
+/**
+ * A page by number (`coursePage`): an object whose fields are the rows of a
+ * window of a list form, the list's total, and arguments given back as they
+ * are.
+ */
+export interface SqlNumbered {
+  kind: "numbered";
+  /** The form of the list it pages (its `list` is called with the window's `skip`). */
+  list: SqlPage;
+  /** The rows to skip and to take for these arguments; undefined for arguments the resolver refuses (its error is the answer). */
+  window(args: Readonly<Record<string, unknown>>): { skip: number; take: number } | undefined;
+  /** What each field of the page's object is: the window's rows, the list's total, or an argument given back. */
+  fields: Readonly<Record<string, "rows" | "total" | { argument: string }>>;
+}
+
+export type SqlForm = SqlPage | SqlOne | SqlNode | SqlNumbered;
 
 /** The `extensions` key of a field's {@link SqlForm}. */
 export const SQL_FORM = "sqlForm";

@@ -42,7 +42,7 @@ import { guardedColumn, visibilitySql } from "../db/guards.js";
 import { TABLES } from "../generated/columns.js";
 import { INT32_MAX } from "../input-limits.js";
 import { getDatamodel } from "../generated/pothos-types.js";
-import { type Param, SQL_COLUMN, SQL_FORM, type SqlForm, type SqlOrder, type SqlPage } from "../schema/sql-forms.js";
+import { type Param, SQL_COLUMN, SQL_FORM, type SqlForm, type SqlNumbered, type SqlOrder, type SqlPage } from "../schema/sql-forms.js";
 
 type Args = Record<string, unknown>;
 type Row = unknown[];
@@ -252,6 +252,7 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
     const named = getNamedType(field.type);
     if (!isObjectType(named)) return undefined;
     if (form.kind === "page") return pageOf(field, named, nodes, form, undefined);
+    if (form.kind === "numbered") return numberedOf(field, named, nodes, form);
     const table = TABLES[form.model as keyof typeof TABLES]?.table;
     if (!table) return undefined;
     const row = alias();
@@ -315,6 +316,105 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
   }
 
   /**
+   * How a list form's page is read, on its rows `row` (their values in
+   * `columns`): for a request's arguments and window, the SQL of one JSON
+   * array of the page's rows (in order), the list's total (0 when not
+   * `counted`) and whether the list is the one asked for (see pageRows).
+   * Undefined when the form's order names a field the model does not store.
+   */
+  function listRows(form: SqlPage, row: string, columns: Columns, parent: string | undefined) {
+    /** The order's keys, selected beside each row (`o0`, …), and its ORDER BY within the page and over the selected keys. */
+    const orderOf = (orderBy: readonly SqlOrder[]) => {
+      const keys = orderBy.map((by) => ({
+        stored: column(form.model, by.field),
+        how: `${by.descending ? " DESC" : ""}${by.nullsLast ? " NULLS LAST" : ""}`,
+      }));
+      if (keys.some((key) => key.stored === undefined)) return undefined;
+      return {
+        inner: keys.map((key, i) => `${row}.${quote(key.stored!)} AS o${i}`).join(", "),
+        innerOrder: keys.map((key) => `${row}.${quote(key.stored!)}${key.how}`).join(", "),
+        outerOrder: keys.map((key, i) => `r.o${i}${key.how}`).join(", "),
+      };
+    };
+    const { orderBy } = form;
+    const fixedOrder = typeof orderBy === "function" ? undefined : orderOf(orderBy);
+    if (typeof orderBy !== "function" && !fixedOrder) return undefined;
+    const visible = visibilitySql(form.model, row);
+    return (given: Args, variables: Args, param: Param, window: { take: number; after: unknown; skip: number }, counted: boolean) => {
+      // The order of the page the arguments ask for (the form's own, or the one they choose).
+      const order = fixedOrder ?? (typeof orderBy === "function" ? orderOf(orderBy(given)) : undefined);
+      if (!order) throw new Unplanned();
+      const limit = param(window.take, "int");
+      const at = { row, parent, param };
+      const list = form.list(given, at, limit, window.after, window.take, window.skip);
+      if (!list) throw new Unplanned();
+      const where = [...list.where, ...(visible ? [visible] : [])];
+      const whereSql = where.length ? ` WHERE ${where.join(" AND ")}` : "";
+      const onPage = [...where, ...(list.page ?? [])];
+      const pageSql = onPage.length ? ` WHERE ${onPage.join(" AND ")}` : "";
+      const rows = `(SELECT coalesce(json_agg(r.row ORDER BY ${order.outerOrder}), '[]') FROM (SELECT ${columns.sql(variables, param)} AS row, ${order.inner} FROM ${list.from}${pageSql} ORDER BY ${order.innerOrder} LIMIT ${limit}) r)`;
+      const holds = list.holds ?? "TRUE";
+      const count = !counted
+        ? "0"
+        : (list.total ?? (form.total ? form.total(given, at) : `(SELECT count(*) FROM ${list.from}${whereSql})`));
+      if (count === undefined) throw new Unplanned();
+      const page = `json_build_array(${rows}, ${count}, ${holds})`;
+      return list.source ? `(SELECT ${page} FROM ${list.source})` : page;
+    };
+  }
+
+  /**
+   * A page by number (`coursePage`): the object whose fields are the rows of
+   * a list form's window, the list's total and arguments given back.
+   */
+  function numberedOf(
+    field: GraphQLField<unknown, unknown>,
+    type: GraphQLObjectType,
+    nodes: FieldNode[],
+    form: SqlNumbered,
+  ): Part | undefined {
+    const fields = collect(type, merged(nodes));
+    if (!fields) return undefined;
+    const node = nodes[0]!;
+    const args = perRequest((variables) => getArgumentValues(field, node, variables));
+    const row = alias();
+    const columns = new Columns();
+    const rowsOf = listRows(form.list, row, columns, undefined);
+    if (!rowsOf) return undefined;
+    const outs: { key: string; make: (rows: Row[], total: number, variables: Args) => unknown }[] = [];
+    let counted = false;
+    for (const [key, partNodes] of fields) {
+      const name = partNodes[0]!.name.value;
+      const part = form.fields[name];
+      const target = type.getFields()[name];
+      if (partNodes.some((n) => n.arguments?.length)) return undefined;
+      if (name === "__typename") outs.push({ key, make: () => type.name });
+      else if (part === "total") {
+        counted = true;
+        outs.push({ key, make: (_rows, total) => total });
+      } else if (part === "rows" && target && isObjectType(getNamedType(target.type))) {
+        const out = object(getNamedType(target.type) as GraphQLObjectType, merged(partNodes), row, columns);
+        if (!out) return undefined;
+        outs.push({ key, make: (rows, _total, variables) => rows.map((r) => objectOf(out, r, variables)) });
+      } else if (typeof part === "object") outs.push({ key, make: (_rows, _total, variables) => args(variables)[part.argument] });
+      else return undefined;
+    }
+    /** The request's window; Unplanned for arguments the resolver refuses (its error). */
+    const window = (variables: Args) => {
+      const found = form.window(args(variables));
+      if (!found) throw new Unplanned();
+      return found;
+    };
+    return {
+      sql: (variables, param) => rowsOf(args(variables), variables, param, { ...window(variables), after: undefined }, counted),
+      value: (part, variables) => {
+        const [rows, total] = pageRows(part);
+        return Object.fromEntries(outs.map((m) => [m.key, m.make(rows, total, variables)]));
+      },
+    };
+  }
+
+  /**
    * A connection's first page (of a root field, or of the object whose row
    * is `parent`): its rows, and its total when asked for.
    */
@@ -333,28 +433,8 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
     const row = alias();
     const columns = new Columns();
     const cursorAt = columns.at(`${row}.${quote(cursorColumn)}`);
-    /** The order's keys, selected beside each row (`o0`, …), and its ORDER BY within the page and over the selected keys. */
-    const orderOf = (orderBy: readonly SqlOrder[]) => {
-      const keys = orderBy.map((by) => ({
-        stored: column(form.model, by.field),
-        how: `${by.descending ? " DESC" : ""}${by.nullsLast ? " NULLS LAST" : ""}`,
-      }));
-      if (keys.some((key) => key.stored === undefined)) return undefined;
-      return {
-        inner: keys.map((key, i) => `${row}.${quote(key.stored!)} AS o${i}`).join(", "),
-        innerOrder: keys.map((key) => `${row}.${quote(key.stored!)}${key.how}`).join(", "),
-        outerOrder: keys.map((key, i) => `r.o${i}${key.how}`).join(", "),
-      };
-    };
-    const { orderBy } = form;
-    const fixedOrder = typeof orderBy === "function" ? undefined : orderOf(orderBy);
-    if (typeof orderBy !== "function" && !fixedOrder) return undefined;
-    /** The order of the page the arguments ask for (the form's own, or the one they choose). */
-    const orderFor = (given: Args) => {
-      const order = fixedOrder ?? (typeof orderBy === "function" ? orderOf(orderBy(given)) : undefined);
-      if (!order) throw new Unplanned();
-      return order;
-    };
+    const rowsOf = listRows(form, row, columns, parent);
+    if (!rowsOf) return undefined;
     type Make = (rows: Row[], total: number, pageInfo: PageInfo, variables: Args) => unknown;
     const parts: { key: string; make: Make }[] = [];
     let total = false;
@@ -410,32 +490,13 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
         });
       } else return undefined;
     }
-    const visible = visibilitySql(form.model, row);
     return {
       sql: (variables, param) => {
         const given = args(variables);
-        const { inner, innerOrder, outerOrder } = orderFor(given);
-        const take = limitOf(form, given);
-        const limit = param(take, "int");
-        const at = { row, parent, param };
-        const list = form.list(given, at, limit, afterOf(given), take);
-        if (!list) throw new Unplanned();
-        const where = [...list.where, ...(visible ? [visible] : [])];
-        const whereSql = where.length ? ` WHERE ${where.join(" AND ")}` : "";
-        const onPage = [...where, ...(list.page ?? [])];
-        const pageSql = onPage.length ? ` WHERE ${onPage.join(" AND ")}` : "";
-        const rows = `(SELECT coalesce(json_agg(r.row ORDER BY ${outerOrder}), '[]') FROM (SELECT ${columns.sql(variables, param)} AS row, ${inner} FROM ${list.from}${pageSql} ORDER BY ${innerOrder} LIMIT ${limit}) r)`;
-        const holds = list.holds ?? "TRUE";
-        const count = !total
-          ? "0"
-          : (list.total ?? (form.total ? form.total(given, at) : `(SELECT count(*) FROM ${list.from}${whereSql})`));
-        if (count === undefined) throw new Unplanned();
-        const page = `json_build_array(${rows}, ${count}, ${holds})`;
-        return list.source ? `(SELECT ${page} FROM ${list.source})` : page;
+        return rowsOf(given, variables, param, { take: limitOf(form, given), after: afterOf(given), skip: 0 }, total);
       },
       value: (part, variables) => {
-        const [rows, count, holds] = (part ?? []) as [Row[], number, boolean];
-        if (holds !== true) throw new Unplanned();
+        const [rows, count] = pageRows(part);
         const full = rows.length === limitOf(form, args(variables));
         const shown = full ? rows.slice(0, -1) : rows;
         const first = shown[0];
@@ -446,7 +507,7 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
           startCursor: first ? cursorOf(form, first[cursorAt]) : null,
           endCursor: last ? cursorOf(form, last[cursorAt]) : null,
         };
-        return Object.fromEntries(parts.map((p) => [p.key, p.make(shown, Number(count), pageInfo, variables)]));
+        return Object.fromEntries(parts.map((p) => [p.key, p.make(shown, count, pageInfo, variables)]));
       },
     };
   }
@@ -482,6 +543,13 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
       }
     },
   };
+}
+
+/** A list's rows and total from its part of the statement (listRows); Unplanned when the list is not the one asked for. */
+function pageRows(part: unknown): [Row[], number] {
+  const [rows, count, holds] = (part ?? []) as [Row[], number, boolean];
+  if (holds !== true) throw new Unplanned();
+  return [rows, Number(count)];
 }
 
 interface PageInfo {

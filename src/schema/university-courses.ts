@@ -131,21 +131,21 @@ builder.prismaObjectFields("University", (t) => ({
       semester: t.arg.string({ description: "Only this semester, like `113-1`." }),
       q: t.arg.string({ description: "Case-insensitive substring of the Chinese or English title." }),
     },
-    // Without `q`, as `schoolPages` and `schoolTotals` read it: a range of the school's places, its total from the import's counts.
+    // Without `q`, from the start: the school's first courses in order, read from the courses' own index of a school's
+    // list (university_id, is_public, semester DESC, id), a few index entries per school (a range of the school's places
+    // joined to its courses read twice the pages: 0.35-0.48 ms against 0.21-0.23 for 20 schools of 100,000 courses);
+    // its total from the import's counts, as `schoolTotals` reads it.
     extensions: sqlForm({
       ...COURSE_PAGES,
-      list: (args, { row, parent, param }, limit, after) => {
+      list: (args, { row, parent, param }, _limit, after) => {
         // After a cursor, the cursor's own school alone has a page: its resolver's.
         if (after !== undefined || present(args.q as string | null | undefined) !== undefined) return undefined;
         const semester = present(args.semester as string | null | undefined);
-        const place = `p_${row}`;
-        const range = semester === undefined ? "in_school" : "in_school_semester";
         return {
-          from: `course_place ${place} JOIN course ${row} ON ${row}.id = ${place}.id`,
+          from: `course ${row}`,
           where: [
-            `${place}.university_id = ${parent}.id`,
-            ...(semester === undefined ? [] : [`${place}.semester = ${param(semester, "text")}`]),
-            `${place}.${range} BETWEEN 1 AND ${limit}`,
+            `${row}.university_id = ${parent}.id`,
+            ...(semester === undefined ? [] : [`${row}.semester = ${param(semester, "text")}`]),
           ],
         };
       },

@@ -34,6 +34,7 @@ const LINE = {
   name: "bench",
   usage: `usage: npm run bench -- [--databases postgres,embedded] [--seconds N] [--rounds N]
                           [--connections 1,16,64] [--only TEXT] [--quick] [--docs]
+                          [--peer-everywhere]
 
 Measures the gateway under load (wrk over loopback) beside a bare node:http
 handler running the same SQL, a handler writing the same bytes from
@@ -45,7 +46,9 @@ medians over --rounds interleaved rounds of --seconds each (defaults 3 and 1)
 and writes them to artifacts/bench.json; with --docs, also into docs/performance.md.
 --only keeps the cases whose name contains TEXT (or one of a comma-separated list;
 =NAME keeps the case of that exact name, =NAME@DATASET of that dataset alone). --quick runs one round of
-every case, at 16 connections (growth cases at 1 and 16), on PostgreSQL.`,
+every case, at 16 connections (growth cases at 1 and 16), on PostgreSQL.
+--peer-everywhere runs the cases beside PostGraphile on the embedded default
+as on PostgreSQL: at each of their connection counts, on 100,000 courses too.`,
   options: {
     databases: { type: "string", default: "postgres,embedded" },
     seconds: { type: "string", default: "1" },
@@ -54,6 +57,7 @@ every case, at 16 connections (growth cases at 1 and 16), on PostgreSQL.`,
     only: { type: "string" },
     quick: { type: "boolean", default: false },
     docs: { type: "boolean", default: false },
+    "peer-everywhere": { type: "boolean", default: false },
   },
 } satisfies CommandLine;
 const { values } = commandLine(LINE);
@@ -217,7 +221,7 @@ async function afterCursor(c: Case, gatewayBase: string, peerBase: string | unde
  */
 const DATASETS_OF: Record<Kind, DatasetName[]> = {
   postgres: Object.keys(DATASETS) as DatasetName[],
-  embedded: ["demo"],
+  embedded: values["peer-everywhere"] ? ["demo", "large"] : ["demo"],
 };
 
 /**
@@ -228,7 +232,8 @@ const DATASETS_OF: Record<Kind, DatasetName[]> = {
  */
 function levels(kind: Kind, c: Case): number[] {
   const counts = c.connections ?? CONNECTIONS;
-  return kind === "postgres" ? counts : [counts[Math.min(1, counts.length - 1)]!];
+  if (kind === "postgres" || (values["peer-everywhere"] && c.peer)) return counts;
+  return [counts[Math.min(1, counts.length - 1)]!];
 }
 
 /** The cases --only keeps (the demo's ids are stand-ins until it is filled: they name the cases' datasets alone). */
@@ -254,7 +259,8 @@ async function lastPage(c: Case, base: string, key: string): Promise<Case> {
 async function benchDatabase(kind: Kind, all: Map<DatasetName, Prepared>, results: Result[]): Promise<void> {
   const list = chosen(all.get("demo")!.ids!);
   for (const dataset of DATASETS_OF[kind]) {
-    const mine = list.filter((c) => c.dataset === dataset);
+    // On the embedded default, a dataset other than the demo is there for the cases beside PostGraphile alone.
+    const mine = list.filter((c) => c.dataset === dataset && (kind === "postgres" || dataset === "demo" || c.peer !== undefined));
     if (mine.length) await benchDataset(kind, dataset, all.get(dataset)!, mine, results);
   }
 }

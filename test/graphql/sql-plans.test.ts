@@ -52,6 +52,50 @@ async function planned(query: string, variables: Record<string, unknown>, client
   return result && JSON.stringify(result);
 }
 
+/**
+ * Compares the plan's answer to `query` with graphql-js's: "refused" when the
+ * gateway refuses the document whole (its limits: it is never planned),
+ * "left" when the plan leaves it to the compiled operation (which
+ * `leftAlone`, given graphql-js's answer, must expect), else "answered", with
+ * the same bytes.
+ */
+async function compare(
+  query: string,
+  variables: Record<string, unknown>,
+  leftAlone: (theirs: { errors?: unknown }) => boolean,
+  on: { gateway?: Gateway; client?: ReadClient } = {},
+): Promise<"refused" | "left" | "answered"> {
+  const theirs = await graphqlJs(query, variables, on.gateway);
+  if (!("data" in JSON.parse(theirs))) return "refused";
+  const ours = await planned(query, variables, on.client);
+  if (ours === undefined) {
+    expect(leftAlone(JSON.parse(theirs)), `${query} ${JSON.stringify(variables)} ${theirs}`).toBe(true);
+    return "left";
+  }
+  expect(ours, `${query}\n${JSON.stringify(variables)}`).toBe(theirs);
+  return "answered";
+}
+
+/** A document of one root field with `given` arguments (of GraphQL `types`), written as literals or as variables. */
+function documentOf(
+  field: string,
+  selection: string,
+  given: Record<string, unknown>,
+  types: Readonly<Record<string, string>>,
+  asVariables: boolean,
+): { query: string; variables: Record<string, unknown> } {
+  const used = Object.entries(given).filter(([, value]) => value !== undefined);
+  // An enum's literal is its bare name.
+  const literal = (name: string, value: unknown) =>
+    value !== null && !/^(String|Int|ID)!?$/.test(types[name]!) ? String(value) : JSON.stringify(value);
+  const args = used.map(([name, value]) => `${name}: ${asVariables ? `$${name}` : literal(name, value)}`).join(", ");
+  const header = asVariables && used.length ? `query (${used.map(([name]) => `$${name}: ${types[name]}`).join(", ")})` : "";
+  return {
+    query: `${header} { ${field}${args ? `(${args})` : ""} { ${selection} } }`,
+    variables: asVariables ? Object.fromEntries(used) : {},
+  };
+}
+
 const pick = <T>(items: readonly T[]) =>
   fc.subarray([...items], { minLength: 1 }).chain((chosen) => fc.shuffledSubarray(chosen, { minLength: 1 }));
 /** A field, sometimes under an alias (rarely enough that a document stays within the gateway's 15 aliases). */
@@ -263,25 +307,17 @@ describe("a document as one SQL statement", () => {
           const header = asVariables && used.length ? `query (${used.map(([name, , type]) => `$${name}: ${type}`).join(", ")})` : "";
           const query = `${header} { ${fields.join(" ")} }`;
           const variables = asVariables ? Object.fromEntries(used) : {};
-          const theirs = await graphqlJs(query, variables);
-          // A document the gateway refuses whole (its limits) is never planned: it never got an answer to plan from.
-          if (!("data" in JSON.parse(theirs))) {
-            refused++;
-            return;
-          }
-          const ours = await planned(query, variables);
-          if (ours === undefined) {
-            left++;
-            // Left to the compiled operation: a page that is not one from the start, or an answer with an error.
-            // (or after a cursor the list does not hold, which Prisma pages its own way).
-            // A school's title search (`q: "x"`) is its resolver's.
-            const leftAlone =
-              size === -1 || query.includes('q: "x"') || query.includes("after:") || JSON.parse(theirs).errors !== undefined;
-            expect(leftAlone, `${query} ${theirs}`).toBe(true);
-            return;
-          }
-          answered++;
-          expect(ours, `${query}\n${JSON.stringify(variables)}`).toBe(theirs);
+          // Left to the compiled operation: a page that is not one from the start, or an answer with an error
+          // (or after a cursor the list does not hold, which Prisma pages its own way). A school's title search
+          // (`q: "x"`) is its resolver's.
+          const outcome = await compare(
+            query,
+            variables,
+            (theirs) => size === -1 || query.includes('q: "x"') || query.includes("after:") || theirs.errors !== undefined,
+          );
+          if (outcome === "refused") refused++;
+          else if (outcome === "left") left++;
+          else answered++;
         },
       ),
       { numRuns: Number(process.env.SQL_PLAN_RUNS ?? 150) },
@@ -302,24 +338,17 @@ describe("a document as one SQL statement", () => {
         fc.constantFrom<number | undefined>(undefined, 1, 2, 3, 20, 100, 101, 0),
         fc.boolean(),
         async (parts, filters, page, pageSize, asVariables) => {
-          const given = Object.entries({ ...filters, page, pageSize }).filter(([, value]) => value !== undefined);
-          const types: Record<string, string> = { university: "String", semester: "String", q: "String", page: "Int!", pageSize: "Int!" };
-          const args = given.map(([name, value]) => `${name}: ${asVariables ? `$${name}` : JSON.stringify(value)}`).join(", ");
-          const header = asVariables && given.length ? `query (${given.map(([name]) => `$${name}: ${types[name]}`).join(", ")})` : "";
-          const query = `${header} { coursePage${args ? `(${args})` : ""} { ${parts.join(" ")} } }`;
-          const variables = asVariables ? Object.fromEntries(given) : {};
-          const theirs = await graphqlJs(query, variables);
-          if (!("data" in JSON.parse(theirs))) return;
-          const ours = await planned(query, variables);
-          if (ours === undefined) {
-            // Left to the compiled operation: a page or size out of range (its error), or past every list.
-            // or a school's title search under it (`q: "x"`).
-            const pastEveryList = ((page ?? 1) - 1) * (pageSize ?? 20) > 2_000_000_000;
-            expect(JSON.parse(theirs).errors !== undefined || pastEveryList || query.includes('q: "x"'), `${query} ${theirs}`).toBe(true);
-            return;
-          }
-          answered++;
-          expect(ours, `${query}\n${JSON.stringify(variables)}`).toBe(theirs);
+          const types = { university: "String", semester: "String", q: "String", page: "Int!", pageSize: "Int!" };
+          const { query, variables } = documentOf("coursePage", parts.join(" "), { ...filters, page, pageSize }, types, asVariables);
+          // Left to the compiled operation: a page or size out of range (its error), past every list, or a school's
+          // title search under it (`q: "x"`).
+          const pastEveryList = ((page ?? 1) - 1) * (pageSize ?? 20) > 2_000_000_000;
+          const outcome = await compare(
+            query,
+            variables,
+            (theirs) => theirs.errors !== undefined || pastEveryList || query.includes('q: "x"'),
+          );
+          if (outcome === "answered") answered++;
         },
       ),
       { numRuns: Number(process.env.SQL_PLAN_RUNS ?? 150) },
@@ -341,16 +370,9 @@ describe("a document as one SQL statement", () => {
         fc.subarray(["id", "__typename"]),
         async (id, course, school, extra) => {
           const query = `query ($id: ID!) { node(id: $id) { ${extra.join(" ")} ... on Course { ${course} } ... on University { ${school} } } }`;
-          const theirs = await graphqlJs(query, { id });
-          if (!("data" in JSON.parse(theirs))) return;
-          const ours = await planned(query, { id });
-          if (ours === undefined) {
-            // An id of a type it does not plan, or a title search under it.
-            if (!query.includes("q:")) expect(plannedIds.map(base64), `${query} ${id}`).not.toContain(id);
-            return;
-          }
-          answered++;
-          expect(ours, `${query} ${id}`).toBe(theirs);
+          // Left alone: an id of a type it does not plan, or a title search under it.
+          const outcome = await compare(query, { id }, () => query.includes("q:") || !plannedIds.map(base64).includes(id));
+          if (outcome === "answered") answered++;
         },
       ),
       { numRuns: Number(process.env.SQL_PLAN_RUNS ?? 150) / 2 },
@@ -543,7 +565,7 @@ describe("a list of Packs as one SQL statement", () => {
         }),
         fc.boolean(),
         async (selection, given, asVariables) => {
-          const types: Record<string, string> = {
+          const types = {
             first: "Int",
             q: "String",
             assetType: "AssetType",
@@ -551,27 +573,15 @@ describe("a list of Packs as one SQL statement", () => {
             sort: "PackSort!",
             after: "String",
           };
-          const used = Object.entries(given).filter(([, value]) => value !== undefined);
-          const literal = (name: string, value: unknown) =>
-            value !== null && (name === "assetType" || name === "educationLevel" || name === "sort")
-              ? String(value)
-              : JSON.stringify(value);
-          const args = used.map(([name, value]) => `${name}: ${asVariables ? `$${name}` : literal(name, value)}`).join(", ");
-          const header = asVariables && used.length ? `query (${used.map(([name]) => `$${name}: ${types[name]}`).join(", ")})` : "";
-          const query = `${header} { hubPacks${args ? `(${args})` : ""} { ${selection} } }`;
-          const variables = asVariables ? Object.fromEntries(used) : {};
-          const theirs = await graphqlJs(query, variables, packGateway);
-          if (!("data" in JSON.parse(theirs))) return;
-          const ours = await planned(query, variables, packClient);
-          if (ours === undefined) {
-            // Left to the compiled operation: a page after a cursor, or one with an error.
-            expect(given.after !== undefined || given.first === -1 || JSON.parse(theirs).errors !== undefined, `${query} ${theirs}`).toBe(
-              true,
-            );
-            return;
-          }
-          answered++;
-          expect(ours, `${query}\n${JSON.stringify(variables)}`).toBe(theirs);
+          const { query, variables } = documentOf("hubPacks", selection, given, types, asVariables);
+          // Left to the compiled operation: a page after a cursor, or one with an error.
+          const outcome = await compare(
+            query,
+            variables,
+            (theirs) => given.after !== undefined || given.first === -1 || theirs.errors !== undefined,
+            { gateway: packGateway, client: packClient },
+          );
+          if (outcome === "answered") answered++;
         },
       ),
       { numRuns: Number(process.env.SQL_PLAN_RUNS ?? 150) },

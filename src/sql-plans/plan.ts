@@ -336,13 +336,18 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
         outerOrder: keys.map((key, i) => `r.o${i}${key.how}`).join(", "),
       };
     };
+    // Each order's SQL written once per plan: a form's orders are constants (one list, or one per argument value).
+    const written = new WeakMap<readonly SqlOrder[], ReturnType<typeof orderOf>>();
+    const orderFor = (keys: readonly SqlOrder[]) => {
+      if (!written.has(keys)) written.set(keys, orderOf(keys));
+      return written.get(keys);
+    };
     const { orderBy } = form;
-    const fixedOrder = typeof orderBy === "function" ? undefined : orderOf(orderBy);
-    if (typeof orderBy !== "function" && !fixedOrder) return undefined;
+    if (typeof orderBy !== "function" && !orderFor(orderBy)) return undefined;
     const visible = visibilitySql(form.model, row);
     return (given: Args, variables: Args, param: Param, window: { take: number; after: unknown; skip: number }, counted: boolean) => {
       // The order of the page the arguments ask for (the form's own, or the one they choose).
-      const order = fixedOrder ?? (typeof orderBy === "function" ? orderOf(orderBy(given)) : undefined);
+      const order = orderFor(typeof orderBy === "function" ? orderBy(given) : orderBy);
       if (!order) throw new Unplanned();
       const limit = param(window.take, "int");
       const at = { row, parent, param };

@@ -508,11 +508,14 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
     return {
       sql: (variables, param) => {
         const given = args(variables);
-        return rowsOf(given, variables, param, { take: limitOf(form, given), after: afterOf(given), skip: 0 }, total);
+        // The row after the page, which tells whether another page follows, only when pageInfo is asked for (as
+        // PostGraphile reads it): a school's first 3 courses are 3 rows, not 4.
+        const take = limitOf(form, given) - (info ? 0 : 1);
+        return rowsOf(given, variables, param, { take, after: afterOf(given), skip: 0 }, total);
       },
       value: (part, variables) => {
         const [rows, count] = pageRows(part);
-        const full = rows.length === limitOf(form, args(variables));
+        const full = info && rows.length === limitOf(form, args(variables));
         const shown = full ? rows.slice(0, -1) : rows;
         // Its cursors are written only when the document asks for the page's pageInfo.
         const pageInfo = info ? pageInfoOf(shown, full, args(variables).after != null) : NO_PAGE_INFO;

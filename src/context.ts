@@ -35,9 +35,14 @@ export function createContext(shared: ReadClient, now = new Date()): Context {
   const validity: Validity = { until: Number.POSITIVE_INFINITY };
   const begun = performance.now();
   const prisma = requestClient(shared);
+  let loaders: Loaders | undefined;
   return {
     prisma,
-    loaders: createLoaders(prisma, now, validity),
+    // Made when a resolver first asks: most documents use none of them (a list answered by one statement).
+    get loaders() {
+      loaders ??= createLoaders(prisma, now, validity);
+      return loaders;
+    },
     now,
     validity,
     validForMs: () => validity.until - now.getTime() - (performance.now() - begun),

@@ -22,3 +22,12 @@ it("validForMs is the validity left at the request's instant, less the time spen
   expect(spent).toBeGreaterThan(250);
   expect(context.validForMs()).toBeLessThanOrEqual(1_000 - spent);
 });
+
+it("a request's loaders are made once, when first asked for, and are the same loaders after", () => {
+  const context = createContext({} as ReadClient, new Date("2026-11-19T18:59:59.000Z"));
+  const loaders = context.loaders;
+  expect(loaders.snapshot).toBeDefined();
+  // One set per request: a second set would split the request's batches (one query per kind of lookup).
+  expect(context.loaders).toBe(loaders);
+  expect(createContext({} as ReadClient).loaders).not.toBe(loaders);
+});

@@ -100,7 +100,7 @@ export interface SqlPage {
   maxSize: number;
   /**
    * The list the arguments ask for, of which the page is the first `limit`
-   * rows (a placeholder for `take` rows) after the row of the cursor `after`
+   * rows (`take` rows, as SQL: a literal, which PostgreSQL plans for) after the row of the cursor `after`
    * (its cursor field's value, when the arguments give one), or after the
    * first `skip` rows (a page by number, {@link SqlNumbered}; 0 otherwise);
    * undefined when its resolver must answer these arguments (the planner

@@ -5,7 +5,7 @@
 // an old Node still runs, so that the refusal itself works there.
 import { pathToFileURL } from "node:url";
 
-/** The oldest Node.js release it runs on. The suite runs on Node 20, 24 and 26 (.ci/run). */
+/** The oldest Node.js release it runs on. The suite runs on Node 20, 22, 24 and 26 (.ci/run). */
 export const OLDEST = [20, 19, 0];
 
 /**
@@ -17,7 +17,7 @@ export function tooOld(version) {
   for (let i = 0; i < OLDEST.length; i++) {
     if (parts[i] > OLDEST[i]) return undefined;
     if (parts[i] < OLDEST[i]) {
-      return `Node.js ${version} is too old: this service needs Node.js ${OLDEST.join(".")} or later (its tests run on 20, 24 and 26)`;
+      return `Node.js ${version} is too old: this service needs Node.js ${OLDEST.join(".")} or later (its tests run on 20, 22, 24 and 26)`;
     }
   }
   return undefined;

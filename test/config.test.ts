@@ -295,7 +295,7 @@ describe("npm start on a Node.js older than it runs on", () => {
       child.stderr.on("data", (d) => (stderr += d));
       const code = await new Promise((resolve) => child.on("close", resolve));
       expect(stderr.split("\n").filter((line) => line.startsWith("npm start:"))).toEqual([
-        "npm start: Node.js v18.20.4 is too old: this service needs Node.js 20.19.0 or later (its tests run on 20, 24 and 26)",
+        "npm start: Node.js v18.20.4 is too old: this service needs Node.js 20.19.0 or later (its tests run on 20, 22, 24 and 26)",
       ]);
       expect(stderr).not.toMatch(/\n\s+at /);
       expect(stdout).toBe("");

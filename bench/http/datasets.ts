@@ -115,9 +115,8 @@ export async function fillDatabase(db: Database, name: DatasetName, now: Date): 
   await migrate(db);
   await fill(db, name, now);
   const key = await benchKey(db);
-  // The rows just written vacuumed now, not by autovacuum during the first cases measured after the fill, whose
-  // database CPU (and the machine's) it would count: a run's first rows on PostgreSQL, after 100,000 courses
-  // and 1,000,000 were written to the same server, had 2-3 times the database CPU of the same cases later.
+  // The rows just written vacuumed now, not by autovacuum while the cases are measured: its CPU would count as
+  // theirs. (The demo list's higher database CPU in runs with the REST cases stayed after this: not its cause.)
   await db.exec("VACUUM (FREEZE, ANALYZE)");
   if (name !== "demo") return { key };
   const [course] = await db.query<{ id: number }>("SELECT id FROM course WHERE is_public ORDER BY id LIMIT 1");

@@ -47,6 +47,7 @@ const SERVING_WRITES: { [M in Model]?: Writes<M> } = {
   DataVersion: { update: ["daysFor"], why: "which dates the stored days are for" },
   UsageCoordinate: { insert: true, why: "each used field, parameter or tool, named once (docs/usage.md)" },
   UsageDay: { insert: true, update: ["requests", "lastAt"], delete: true, why: "each key's uses per day, and their 400-day retention" },
+  UsageBatch: { insert: true, delete: true, why: "each batch of uses added once, however often it is sent; ids kept 7 days" },
 };
 
 /** One privilege the serving role needs, as `has_*_privilege` checks it and the message names it. */

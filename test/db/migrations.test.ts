@@ -191,7 +191,7 @@ function mapping(model: string): { table: string; columns: Map<string, { name: s
 function sqlType(kind: string, type: string, isList: boolean, native?: string) {
   const base: Record<string, [string, string]> = {
     Int: ["integer", "int4"],
-    String: ["text", "text"],
+    String: native === "Uuid" ? ["uuid", "uuid"] : ["text", "text"],
     Float: ["double precision", "float8"],
     Boolean: ["boolean", "bool"],
     Json: ["jsonb", "jsonb"],
@@ -215,7 +215,7 @@ function sample(kind: string, type: string, isList: boolean, native?: string): u
   }
   const one: Record<string, unknown> = {
     Int: 7,
-    String: "s-7",
+    String: native === "Uuid" ? "00000000-0000-4000-8000-000000000007" : "s-7",
     Float: 1.25,
     Boolean: true,
     Json: { nested: ["x", 1, null] },

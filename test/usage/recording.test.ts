@@ -6,6 +6,9 @@
  * included; a SIGTERM loses nothing; a SIGKILL loses at most what came since
  * the last write (USAGE_FLUSH_MS).
  */
+import { spawn } from "node:child_process";
+import { availableParallelism } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
 import { KeyStore } from "../../src/keys/store.js";
@@ -144,6 +147,26 @@ describe("usage recording", () => {
     );
     expect(days).toHaveLength(1);
     expect(days[0]!.day).toBe(days[0]!.last_at.toISOString().slice(0, 10));
+  }, 240_000);
+
+  it("is exact when two processes stop at once on a machine whose every core is busy", async () => {
+    await db.exec("DELETE FROM usage_day");
+    const gateways = await Promise.all([start("one", { USAGE_FLUSH_MS: "100" }), start("two", { USAGE_FLUSH_MS: "100" })]);
+    await load(gateways, 10);
+    // Two busy processes per core, for as long as the two stop: their writes and replies wait for the CPU.
+    const burners = Array.from({ length: 2 * availableParallelism() }, () =>
+      spawn(process.execPath, ["-e", "for (;;);"], { stdio: "ignore" }),
+    );
+    try {
+      await sleep(200);
+      for (const gateway of gateways) process.kill(-gateway.child.pid!, "SIGTERM");
+      // Each ends by itself (its own limits), however long that takes here.
+      const codes = await Promise.all(gateways.map((gateway) => gateway.exited));
+      expect(codes).toEqual([0, 0]);
+    } finally {
+      for (const burner of burners) burner.kill("SIGKILL");
+    }
+    expect(await counted()).toEqual(times(20));
   }, 240_000);
 
   it("a SIGKILL loses at most what came since the last write (USAGE_FLUSH_MS)", async () => {

@@ -20,7 +20,12 @@ type Run = <Row>(sql: string, params: unknown[]) => Promise<Row[]>;
 const DATE_OID = 1082;
 
 async function connect(): Promise<Run> {
-  const pool = new pg.Pool({ connectionString: process.env.BENCH_DATABASE_URL, max: 10 });
+  // The gateway's pool: as many connections, kept as long when idle (a fresh backend costs PostgreSQL's CPU).
+  const pool = new pg.Pool({
+    connectionString: process.env.BENCH_DATABASE_URL,
+    max: 10,
+    idleTimeoutMillis: Number(process.env.BARE_POOL_IDLE_MS),
+  });
   const types = {
     getTypeParser: (oid: number, format?: string) => (oid === DATE_OID ? (v: string) => v : pg.types.getTypeParser(oid, format as "text")),
   };

@@ -17,7 +17,7 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { type CommandLine, commandLine, integerOption } from "../../src/cli/args.js";
-import { openDatabase } from "../../src/db/driver.js";
+import { openDatabase, POOL_IDLE_MS } from "../../src/db/driver.js";
 import { CLUSTER_DIR } from "../../src/db/cluster-dir.js";
 import { stopServer } from "../../src/db/embedded.js";
 import { benchReport } from "../report.js";
@@ -338,7 +338,13 @@ async function benchDataset(kind: Kind, dataset: DatasetName, prepared: Prepared
     baseline = compared
       ? await startNode(
           "bench/http/baseline.ts",
-          { ...bareEnv, BARE_PORT: String(barePort), STATIC_PORT: String(staticPort), BENCH_BODIES: bodiesFile },
+          {
+            ...bareEnv,
+            BARE_PORT: String(barePort),
+            BARE_POOL_IDLE_MS: String(POOL_IDLE_MS),
+            STATIC_PORT: String(staticPort),
+            BENCH_BODIES: bodiesFile,
+          },
           (out) => out.includes("ready"),
         )
       : undefined;

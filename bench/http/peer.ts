@@ -15,6 +15,7 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pg from "pg";
+import { POOL_IDLE_MS } from "../../src/db/driver.js";
 import { freePorts, type Measured, startNode } from "./process.js";
 
 const DIR = resolve("artifacts/postgraphile");
@@ -82,7 +83,13 @@ export async function startPeer(url: string): Promise<{ server: Measured; base: 
   const [port] = await freePorts(1);
   const server = await startNode(
     join(DIR, "server.mjs"),
-    { PEER_PORT: String(port), PEER_DATABASE_URL: url, GRAPHILE_ENV: "production", NODE_ENV: "production" },
+    {
+      PEER_PORT: String(port),
+      PEER_DATABASE_URL: url,
+      PEER_POOL_IDLE_MS: String(POOL_IDLE_MS),
+      GRAPHILE_ENV: "production",
+      NODE_ENV: "production",
+    },
     (out) => out.includes("ready"),
     NODE,
   );

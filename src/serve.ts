@@ -234,6 +234,9 @@ export async function serve(config: Config, log: Logger, options: ServeOptions =
   await replicas?.follow(db);
   if (replicas) observeReplicas(() => replicas.status());
   const prisma = createReadClient(replicas ?? db);
+  // Prisma loads its query compiler (WebAssembly) on first use, holding the event loop about 100 ms:
+  // here, before the port opens, rather than under the first requests (and the snapshots' first refresh).
+  await prisma.$connect();
   const answers = new AnswerCache({ ttlMs: config.responseCacheMs, maxBytes: config.responseCacheMaxBytes });
   await answers.follow(replicas ? replicas.fenced(db) : db);
   // With Redis, a second level of answers every process shares, stored under the data version they hold.

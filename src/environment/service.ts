@@ -39,6 +39,7 @@ import {
   storedHistories,
   storedSnapshots,
 } from "./repository.js";
+import { slices } from "./slices.js";
 
 /** What the environment needs of a school. */
 export interface School {
@@ -201,7 +202,9 @@ async function dailyRows(
     const ids = [...new Set(zoneSchools.flatMap((s) => candidates.get(s.id)!.list.map((c) => c.stationId)))];
     const rows = ids.length ? await stationDays(prisma, ids, timeZone, from, to) : [];
     const byStation = groupBy(rows, (r) => r.station_id);
+    const pause = slices();
     for (const school of zoneSchools) {
+      await pause();
       const own = candidates.get(school.id)!.list;
       out.set(school.id, {
         rows: toStationDays(
@@ -280,7 +283,9 @@ export async function liveSnapshots(prisma: ReadClient, schools: readonly School
     const latestByStation = groupBy(latest, (r) => r.station_id);
     const daily = await dailyRows(prisma, pending, candidates, (tz) => lastLocalDates(now, tz, 1), now);
     const out = new Map<number, Attempt<Snapshot>>();
+    const pause = slices();
     for (const school of pending) {
+      await pause();
       const own = candidates.get(school.id)!.list;
       const { realtime, short } = realtimeOf(school, own, latestByStation, now);
       const { rows, dates } = daily.get(school.id)!;
@@ -357,7 +362,9 @@ export async function liveHistories(
     const only = kept.size ? (school: School) => kept.get(school.id)!.short : undefined;
     const daily = await dailyRows(prisma, pending, candidates, (tz) => lastLocalDates(now, tz, days), now, only);
     const out = new Map<number, Attempt<History>>();
+    const pause = slices();
     for (const school of pending) {
+      await pause();
       const { rows: fresh, dates, first, last } = daily.get(school.id)!;
       const before = (kept.get(school.id)?.rows ?? []).filter((r) => r.date < first || r.date > last);
       const rows = [...before, ...fresh];

@@ -41,7 +41,15 @@ async function checksums(): Promise<Record<string, string>> {
   const client = new pg.Client({ host: join(dataDir, CLUSTER_DIR), port: 5432, user: "postgres", database: "postgres" });
   await client.connect();
   try {
-    return await tableChecksums(client, ["api_key", "data_version", "school_snapshot", "school_day", "usage_day", "usage_coordinate"]);
+    return await tableChecksums(client, [
+      "api_key",
+      "data_version",
+      "school_snapshot",
+      "school_day",
+      "usage_day",
+      "usage_coordinate",
+      "usage_batch",
+    ]);
   } finally {
     await client.end();
   }

@@ -51,7 +51,15 @@ export async function counts(db: Pick<Database, "query">): Promise<Record<string
 }
 
 /** The service's own tables, which no import writes and every import keeps: keys, their usage, accounts and sessions. */
-export const SERVICE_TABLES = ["api_key", "usage_coordinate", "usage_day", "sign_in_token", "account_session", "session_secret"] as const;
+export const SERVICE_TABLES = [
+  "api_key",
+  "usage_coordinate",
+  "usage_day",
+  "usage_batch",
+  "sign_in_token",
+  "account_session",
+  "session_secret",
+] as const;
 
 export const TABLES = [
   "university",

@@ -15,7 +15,7 @@ import { type RawArgs, readParams } from "./params.js";
 import { ROUTES, type Route } from "./routes.js";
 import { type DerivedSchemas, deriveSchemas } from "./schemas.js";
 import { type AnswerCache, type CachedAnswer, KeptText } from "../src/cache/answers.js";
-import { etagOf } from "../src/plugins/conditional.js";
+import { etagOf } from "../src/cache/etag.js";
 import { inSpan } from "../src/observe/tracing.js";
 import { planSql } from "../src/sql-plans/plan.js";
 

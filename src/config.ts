@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { databaseAddress, POSTGRES_URL_FORMS, PostgresUrlError, readPostgresUrl, withPgSslMode } from "./db/urls.js";
 import { isSentinelUrl, RedisUrlError, sentinelOptions } from "./limits/redis-url.js";
-import { MAX_COST } from "./schema/cost.js";
+import { MAX_COST } from "./input-limits.js";
 
 const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
 

@@ -18,6 +18,7 @@ import compression from "compression";
 import Negotiator from "negotiator";
 import type { Logger } from "pino";
 import { newRequestId } from "./plugins/access-log.js";
+import type { Encoding } from "./cache/answers.js";
 import { requests } from "./observe/metrics.js";
 import { failure } from "./refusal.js";
 import { NOT_A_PATH, readTarget } from "./request-target.js";
@@ -86,8 +87,6 @@ const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
 /** The encodings offered, and which win when the client accepts several equally (the middleware's own lists). */
 const ENCODINGS = ["br", "gzip", "deflate", "identity"] as const;
 const PREFERRED = ["br", "gzip"] as const;
-
-export type Encoding = "br" | "gzip" | "deflate";
 
 /**
  * The encoding in which a body of `length` bytes goes to `request`, as the

@@ -37,3 +37,6 @@ export function textProblem(value: string): string | undefined {
 export function listProblem(length: number): string | undefined {
   return length > MAX_LIST_LENGTH ? `must have at most ${MAX_LIST_LENGTH} items` : undefined;
 }
+
+/** Highest cost of one request (src/schema/cost.ts prices it: about 1 s of work if every page comes back full); QUERY_MAX_COST's default. */
+export const MAX_COST = 100_000;

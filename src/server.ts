@@ -25,7 +25,7 @@ import { useMcp, useMcpOrigins } from "./mcp/plugin.js";
 import { METRICS_PATH, useMetricsEndpoint } from "./plugins/metrics.js";
 import { type TrustedDocuments, usePersistedDocuments } from "./plugins/persisted-documents.js";
 import { PlannedDocuments, usePlannedDocuments } from "./plugins/planned-documents.js";
-import { MAX_COST } from "./schema/cost.js";
+import { MAX_COST } from "./input-limits.js";
 import { ownerOf, surfaceOf, usePaths } from "./plugins/paths.js";
 import { type QueryLimitOptions, useQueryLimits } from "./plugins/query-limits.js";
 import { useUsage } from "./plugins/usage.js";

@@ -18,9 +18,11 @@
 import { LRUCache } from "lru-cache";
 import { DATA_CHANGED } from "../db/changes.js";
 import type { Database, Listener } from "../db/driver.js";
-import type { Encoding } from "../http.js";
 import { cacheClears, cacheLookups, followCacheSize } from "../observe/metrics.js";
 import type { SharedAnswers, SharedEntry } from "./shared-answers.js";
+
+/** The encodings an answer is kept in besides its own bytes (src/http.ts compresses in them). */
+export type Encoding = "br" | "gzip" | "deflate";
 
 /**
  * An answer kept as it goes out (src/lean/path.ts writes it on Node's own

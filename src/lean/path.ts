@@ -18,7 +18,7 @@
  *   written in.
  *
  * A GraphQL or MCP answer becomes one the lean path serves when the gateway
- * made it for a request the lean path had named (keep.ts); it is kept under
+ * made it for a request the lean path had named (src/cache/keep.ts); it is kept under
  * the conditions of the gateway's own cache (useGraphQLCache: a result without
  * errors; an MCP tool: the REST answers that are kept, 200 and 404), and not
  * when the data changed while it was being made.
@@ -55,8 +55,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { Answer, RestApi, RouteMatch } from "../../rest/api.js";
 import type { Context } from "../context.js";
-import { type AnswerCache, hasBytes, type KeptBytes } from "../cache/answers.js";
-import { type Encoding, encode, encodingFor } from "../http.js";
+import { type AnswerCache, type Encoding, hasBytes, type KeptBytes } from "../cache/answers.js";
+import { encode, encodingFor } from "../http.js";
 import { type McpOriginOptions, mcpOriginCheck } from "../mcp/plugin.js";
 import { recordAccess, requestIdFrom } from "../plugins/access-log.js";
 import { type ApiKeyGuard, type KeyCheck, keyCheckedBefore } from "../plugins/api-keys.js";
@@ -66,12 +66,13 @@ import { type PlannedDocuments, planKey, planRequest } from "../plugins/planned-
 import { costProblems } from "../plugins/query-limits.js";
 import { withDeadline } from "../db/availability.js";
 import { getVariableValues } from "graphql";
-import { etagOf, matches, notModifiedHeaders, PUBLIC_CACHE_CONTROL } from "../plugins/conditional.js";
+import { etagOf } from "../cache/etag.js";
+import { matches, notModifiedHeaders, PUBLIC_CACHE_CONTROL } from "../plugins/conditional.js";
 import { answerCorsHeaders, type CorsPolicy, securityHeaders } from "../plugins/cors.js";
 import { refusalBody, type Surface } from "../plugins/error-shapes.js";
 import { restUses } from "../usage/coordinates.js";
 import type { UsageRecorder } from "../usage/recorder.js";
-import { keepGraphQL, type LeanName, nameRequest } from "./keep.js";
+import { keepGraphQL, type LeanName, nameRequest } from "../cache/keep.js";
 
 export interface LeanPathOptions {
   /** The v1 operations: their kept answers are served, and the others run here too. */

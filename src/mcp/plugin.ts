@@ -23,7 +23,7 @@ import type { Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
 import type { RestApi } from "../../rest/api.js";
 import type { AnswerCache } from "../cache/answers.js";
-import { keepRpc, leanNameOf } from "../lean/keep.js";
+import { keepRpc, leanNameOf } from "../cache/keep.js";
 import { mcpEntry, mcpTool, noteUses, usesNoted } from "../usage/coordinates.js";
 import type { Context } from "../context.js";
 import { SERVER_INFO, SERVER_OPTIONS, serveTools } from "./tools.js";

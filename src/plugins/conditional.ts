@@ -8,8 +8,8 @@
  * also carry {@link PUBLIC_CACHE_CONTROL}, so that a CDN may keep them; a
  * GraphQL one varies with `Accept`, which chooses its media type.
  */
-import { createHash } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
+import { etagOf } from "../cache/etag.js";
 import { surfaceOf } from "./paths.js";
 
 /**
@@ -20,9 +20,6 @@ import { surfaceOf } from "./paths.js";
  * against its limits, and answers 304 while the answer is unchanged.
  */
 export const PUBLIC_CACHE_CONTROL = "public, no-cache";
-
-/** The weak `ETag` of a body; a cached answer's is computed once, when it is kept (src/lean/path.ts). */
-export const etagOf = (body: Uint8Array | string): string => `W/"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
 
 /** Whether an `If-None-Match` value names `etag` (weak comparison, RFC 9110 §13.1.2). */
 export function matches(ifNoneMatch: string, etag: string): boolean {

@@ -17,7 +17,7 @@ import type { ExecutionResult } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { type AnswerCache, bodyOf } from "../cache/answers.js";
 import type { Context } from "../context.js";
-import { keepGraphQL, type LeanName, leanNameOf } from "../lean/keep.js";
+import { keepGraphQL, type LeanName, leanNameOf } from "../cache/keep.js";
 import { noteUses, usesNoted } from "../usage/coordinates.js";
 
 export interface GraphQLCacheOptions {

@@ -27,7 +27,7 @@ import { blockFieldSuggestionsPlugin } from "@escape.tech/graphql-armor-block-fi
 import { createComplexityRule } from "@pothos/plugin-complexity";
 import { type DocumentNode, GraphQLError, type GraphQLSchema, validate } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { MAX_COST } from "../schema/cost.js";
+import { MAX_COST } from "../input-limits.js";
 import { DOCUMENT_BOUNDS, type DocumentBounds, documentShapeRule, isLimitCode, parseWithinTokens } from "../schema/document-limits.js";
 
 export interface QueryLimitOptions extends Partial<DocumentBounds> {

@@ -36,9 +36,6 @@ export const COST = {
   unpagedItems: 10,
 } as const;
 
-/** Highest cost of one request (about 1 s of work if every page comes back full). */
-export const MAX_COST = 100_000;
-
 /** The default for fields that say nothing: a table row costs `COST.row`, the rest is free. */
 export function defaultFieldCost<Ctx>(_args: object, _ctx: Ctx, field: GraphQLField<unknown, Ctx>): FieldComplexityValue {
   const type = getNamedType(field.type);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGateway, type Gateway } from "../../src/server.js";
-import { COST, MAX_COST } from "../../src/schema/cost.js";
+import { MAX_COST } from "../../src/input-limits.js";
+import { COST } from "../../src/schema/cost.js";
 import { canaryExport } from "../support/canary.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 

@@ -1,5 +1,5 @@
 /**
- * How an answer made by the gateway becomes one the lean path (path.ts)
+ * How an answer made by the gateway becomes one the lean path (src/lean/path.ts)
  * serves. The lean path names each request it can key before yoga sees it
  * ({@link nameRequest}); when the gateway's answer to that request may be
  * kept, the plugin that made it keeps its bytes under that name
@@ -7,8 +7,8 @@
  * name is written from them without yoga.
  */
 import type { IncomingMessage } from "node:http";
-import type { AnswerCache, KeptBytes } from "../cache/answers.js";
-import { etagOf } from "../plugins/conditional.js";
+import type { AnswerCache, KeptBytes } from "./answers.js";
+import { etagOf } from "./etag.js";
 
 /** A request keyed by the lean path: its cache key, and the cache's generation when it arrived. */
 export interface LeanName {

@@ -13,8 +13,9 @@
  * same lock exclusively: it succeeds only if no other process uses the
  * server, and then it stops the server. Of several processes leaving at once
  * at least one succeeds, and a process that dies releases its lock with its
- * connection. A server whose users all died (`kill -9`) keeps running until
- * the next process joins it and, when done, stops it.
+ * connection (once the server has read that connection's end, which a leaving
+ * process waits for: `lastUser`). A server whose users all died (`kill -9`)
+ * keeps running until the next process joins it and, when done, stops it.
  *
  * **Faults.** When the keeper's connection is lost while in use (the server
  * was killed or crashed), the process starts the server again, with growing
@@ -148,6 +149,41 @@ async function keep(url: string): Promise<pg.Client | undefined> {
   } catch {
     await client.end().catch(() => undefined);
     return undefined;
+  }
+}
+
+/** How long a leaving process waits for the connections of users that died to be closed by the server. */
+const DEAD_USERS_WAIT_MS = 3_000;
+
+/**
+ * Whether this process is the server's last user: it takes the users' lock
+ * exclusively (held then until its connection ends), which succeeds only if
+ * no other process holds it shared.
+ *
+ * A user that died a moment ago (a worker ended by a signal while starting)
+ * still holds the lock until the server reads the end of its connection,
+ * which a busy machine can delay past this check. The holders' names carry
+ * their process ids (`socketUrl`): while every holder is a process that is
+ * gone, the check is tried again, for up to DEAD_USERS_WAIT_MS. A holder that
+ * lives (or that this machine cannot see, in another pid namespace, whose
+ * connection therefore stays) keeps the server running.
+ */
+async function lastUser(keeper: pg.Client): Promise<boolean> {
+  for (const deadline = Date.now() + DEAD_USERS_WAIT_MS; ; await sleep(25)) {
+    const [row] = (await keeper.query<{ last: boolean }>("SELECT pg_try_advisory_lock($1) AS last", [USERS_LOCK])).rows;
+    if (row?.last === true) return true;
+    if (Date.now() >= deadline) return false;
+    // An advisory lock on one bigint below 2^32: classid 0, objid the key, objsubid 1.
+    const holders = await keeper.query<{ name: string | null }>(
+      `SELECT a.application_name AS name FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE l.locktype = 'advisory' AND l.classid = 0 AND l.objid = $1 AND l.objsubid = 1 AND l.granted AND l.pid <> pg_backend_pid()`,
+      [USERS_LOCK],
+    );
+    const alive = holders.rows.some(({ name }) => {
+      const pid = Number(/^uedu .* (\d+)$/.exec(name ?? "")?.[1]);
+      return !Number.isSafeInteger(pid) || pid <= 0 || isRunning(pid);
+    });
+    if (alive) return false;
   }
 }
 
@@ -326,8 +362,7 @@ export async function useEmbeddedServer(dataDir: string, options: EmbeddedOption
         let last = false;
         try {
           await keeper.query("SELECT pg_advisory_unlock_shared($1)", [USERS_LOCK]);
-          const [row] = (await keeper.query<{ last: boolean }>("SELECT pg_try_advisory_lock($1) AS last", [USERS_LOCK])).rows;
-          last = row?.last === true;
+          last = await lastUser(keeper);
         } catch {
           // The server is gone already.
         }

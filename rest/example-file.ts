@@ -1,4 +1,4 @@
-/** The committed example answers (rest/examples.json, written by `npm run openapi:examples`; see ./examples.ts). */
+/** The committed example answers (rest/examples.json, written by `npm run openapi:examples`; see src/cli/rest-examples.ts). */
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -69,7 +69,7 @@ import { getVariableValues } from "graphql";
 import { etagOf } from "../cache/etag.js";
 import { matches, notModifiedHeaders, PUBLIC_CACHE_CONTROL } from "../plugins/conditional.js";
 import { answerCorsHeaders, type CorsPolicy, securityHeaders } from "../plugins/cors.js";
-import { refusalBody, type Surface } from "../plugins/error-shapes.js";
+import { refusalBody, type Surface } from "../refusal.js";
 import { restUses } from "../usage/coordinates.js";
 import type { UsageRecorder } from "../usage/recorder.js";
 import { keepGraphQL, type LeanName, nameRequest } from "../cache/keep.js";

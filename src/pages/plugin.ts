@@ -6,7 +6,7 @@
  */
 import type { Plugin } from "graphql-yoga";
 import type { Limits } from "../limits/rate-limits.js";
-import { statusBody } from "../plugins/error-shapes.js";
+import { statusBody } from "../refusal.js";
 import { assetAt } from "./assets.js";
 import { docsPage } from "./docs.js";
 import { landingPage } from "./landing.js";

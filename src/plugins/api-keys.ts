@@ -12,9 +12,10 @@ import type { KeyStore } from "../keys/store.js";
 import { bearerKey } from "../keys/secret.js";
 import { limitHeaders } from "../limits/headers.js";
 import type { RateLimits } from "../limits/rate-limits.js";
-import { refusalBody, type Surface } from "./error-shapes.js";
+import { refusalBody, type Surface } from "../refusal.js";
 import { jsonAnswer } from "../refusal.js";
-import { isGraphiQLPage, ownerOf } from "./paths.js";
+import { ownerOf } from "../path-owners.js";
+import { isGraphiQLPage } from "./paths.js";
 import { requestIdOf } from "./access-log.js";
 
 export interface ApiKeyOptions {

@@ -9,8 +9,8 @@
  * shape (docs/contract.md §1).
  */
 import type { Plugin } from "graphql-yoga";
-import { statusBody } from "./error-shapes.js";
-import { ownerOf, type PathOwner } from "./paths.js";
+import { statusBody } from "../refusal.js";
+import { ownerOf, type PathOwner } from "../path-owners.js";
 
 export interface CorsOptions {
   /**

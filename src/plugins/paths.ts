@@ -8,31 +8,8 @@
  * key check, which guards exactly `/graphql`, would not see them.
  */
 import type { Plugin } from "graphql-yoga";
+import { ownerOf } from "../path-owners.js";
 import { failure } from "../refusal.js";
-
-/** What answers a path. */
-export type PathOwner = "graphql" | "mcp" | "rest" | "health" | "openapi" | "page" | "account";
-
-/** The owner of a normalised URL path (as `new URL(...).pathname` gives it), if any. */
-export function ownerOf(pathname: string): PathOwner | undefined {
-  switch (pathname) {
-    case "/graphql":
-      return "graphql";
-    case "/mcp":
-      return "mcp";
-    case "/healthz":
-    case "/readyz":
-      return "health";
-    case "/openapi.json":
-      return "openapi";
-    case "/":
-    case "/docs":
-      return "page";
-  }
-  if (pathname.startsWith("/assets/")) return "page";
-  if (pathname === "/account" || pathname.startsWith("/account/")) return "account";
-  return pathname === "/api/v1" || pathname.startsWith("/api/v1/") ? "rest" : undefined;
-}
 
 /** A browser asking for the GraphiQL page (not a GraphQL request sent by GET). */
 export const isGraphiQLPage = (request: Request, url: URL) =>

@@ -19,7 +19,7 @@ import { importExport } from "../../src/import/apply.js";
 import { schema } from "../../src/schema/index.js";
 import { freshDatabase } from "../support/databases.js";
 
-/** The demo data's clock, as the examples use it (rest/examples.ts). */
+/** The demo data's clock, as the examples use it (src/cli/rest-examples.ts). */
 const NOW = new Date("2026-11-20T12:00:00Z");
 
 /** More requests beside each route's example: other pages, filters, a search, misses and refusals. */
@@ -112,5 +112,5 @@ describe("the compiled v1 operations", () => {
   });
 });
 
-/** Every route has an example (rest/examples.ts fails otherwise). */
+/** Every route has an example (src/cli/rest-examples.ts fails otherwise). */
 const ROUTE_COUNT = new RestApi(schema).routes.length;

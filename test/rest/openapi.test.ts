@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConfig, lint } from "@redocly/openapi-core";
 import { committedExamples } from "../../rest/example-file.js";
-import { collectExamples } from "../../rest/examples.js";
+import { collectExamples } from "../../src/cli/rest-examples.js";
 import { buildOpenApi, DEFAULT_SERVER, OPENAPI_FILE } from "../../rest/openapi.js";
 import { integer, oneOf, text } from "../../rest/params.js";
 import { ROUTES } from "../../rest/routes.js";

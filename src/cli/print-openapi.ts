@@ -1,7 +1,7 @@
 /** Prints the OpenAPI document of the v1 contract to rest/openapi.json (`npm run openapi:print`). */
 import { writeFileSync } from "node:fs";
-import { commandLine } from "../src/cli/args.js";
-import { buildOpenApi, OPENAPI_FILE } from "./openapi.js";
+import { commandLine } from "./args.js";
+import { buildOpenApi, OPENAPI_FILE } from "../../rest/openapi.js";
 
 commandLine({
   name: "openapi:print",

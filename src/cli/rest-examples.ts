@@ -5,13 +5,13 @@
  * seed and clock, so the examples change only when the data or the answers
  * do, and a test regenerates them to prove the committed ones true.
  */
-import { createReadClient } from "../src/db/client.js";
-import type { Database } from "../src/db/driver.js";
-import { demoExportStream } from "../src/demo/index.js";
-import { importExport } from "../src/import/apply.js";
-import { createGateway } from "../src/server.js";
-import type { Example } from "./example-file.js";
-import { ROUTES } from "./routes.js";
+import { createReadClient } from "../db/client.js";
+import type { Database } from "../db/driver.js";
+import { demoExportStream } from "../demo/index.js";
+import { importExport } from "../import/apply.js";
+import { createGateway } from "../server.js";
+import type { Example } from "../../rest/example-file.js";
+import { ROUTES } from "../../rest/routes.js";
 
 /** The clock of the examples: the demo's observations end at this hour, and "today" is its date. */
 const NOW = new Date("2026-11-20T12:00:00Z");
@@ -62,7 +62,7 @@ export async function collectExamples(db: Database): Promise<Record<string, Exam
     const examples: Record<string, Example> = {};
     for (const route of ROUTES) {
       const template = REQUESTS[route.path];
-      if (!template) throw new Error(`rest/examples.ts: no example request for ${route.path}; add one to REQUESTS`);
+      if (!template) throw new Error(`src/cli/rest-examples.ts: no example request for ${route.path}; add one to REQUESTS`);
       const request = template.replace(/\{(\w+)\}/g, (_, name: keyof typeof ids) => encodeURIComponent(String(ids[name])));
       examples[route.operation] = { request, body: shortened(await get(request)) };
     }

@@ -6,8 +6,8 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { commandLine } from "../src/cli/args.js";
-import { EXAMPLES_FILE } from "./example-file.js";
+import { commandLine } from "./args.js";
+import { EXAMPLES_FILE } from "../../rest/example-file.js";
 
 commandLine({
   name: "openapi:examples",
@@ -16,9 +16,9 @@ commandLine({
 });
 
 // Loaded once the command line is read: --help and a wrong option answer without them.
-const { openDatabase } = await import("../src/db/driver.js");
-const { migrate } = await import("../src/db/migrate.js");
-const { collectExamples } = await import("./examples.js");
+const { openDatabase } = await import("../db/driver.js");
+const { migrate } = await import("../db/migrate.js");
+const { collectExamples } = await import("./rest-examples.js");
 
 const dir = mkdtempSync(join(tmpdir(), "openapi-examples-"));
 // As root, the embedded server runs as an unprivileged user, who must reach DATA_DIR.

@@ -4,7 +4,13 @@
  * the OpenAPI document by ./support.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createReadClient, type QueryEvent } from "../../src/db/client.js";
+import { DEMO_UNIVERSITIES } from "../../src/demo/index.js";
+import { buildHubPacks } from "../../src/demo/packs.js";
+import { exportDocument } from "../../src/import/records.js";
+import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
+import { plansOf } from "../support/plans.js";
 import { richExport } from "./fixture.js";
 import { restClient, type RestClient } from "./support.js";
 
@@ -193,5 +199,32 @@ describe("GET /api/v1/hub/packs/{pack_id}", () => {
   it("an encoded id is decoded once", async () => {
     expect((await rest.get("/api/v1/hub/packs/pk%5Fpublic")).body.data.id).toBe("pk_public");
     expect((await rest.get("/api/v1/hub/packs/pk%2Fpublic")).body).toEqual({ success: false, error: "pack_id pk/public not found" });
+  });
+});
+
+describe("the statement of a Pack search, over 3,000 Packs", () => {
+  let many: TestGateway;
+  const events: QueryEvent[] = [];
+  beforeAll(async () => {
+    const now = Date.UTC(2026, 10, 20);
+    const generated = new Map<string, ReturnType<typeof buildHubPacks>[number]>();
+    for (let round = 0; generated.size < 3_000; round++) {
+      for (const pack of buildHubPacks(20240901 + round, now)) if (generated.size < 3_000) generated.set(pack.id, pack);
+    }
+    const db = await freshDatabase();
+    many = await testGateway(
+      exportDocument(new Date(now), { universities: DEMO_UNIVERSITIES.map((u) => ({ ...u })), hub_packs: [...generated.values()] }),
+      { db, gateway: { prisma: createReadClient(db, { onQuery: (e) => events.push(e) }) } },
+    );
+  }, 120_000);
+  afterAll(() => many?.close());
+
+  it("PostgreSQL plans it once, and keeps its generic plan for every later term", async () => {
+    const response = await restClient(many.gateway).get("/api/v1/hub/packs?q=quiz");
+    expect(response.status).toBe(200);
+    const search = events.filter((e) => e.query.includes("ILIKE"));
+    expect(search).toHaveLength(1);
+    // With each column's full statistics, every run was planned again for its term: { generic: 0, custom: 8 }.
+    expect(await plansOf(many.db, search[0]!)).toEqual({ generic: 3, custom: 5 });
   });
 });

@@ -286,3 +286,27 @@ describe("the title search's statement", () => {
     expect(await plansOf(t.db, events[0]!)).toEqual({ generic: 3, custom: 5 });
   });
 });
+
+describe("the title search's statement over 20,000 courses", () => {
+  let large: TestGateway;
+  beforeAll(async () => {
+    large = await testGateway(JSON.parse([...taiwanExportChunks({ courses: 20_000, schools: 15, packs: 0, days: 0 })].join("")));
+  }, 120_000);
+  afterAll(() => large?.close());
+
+  it.each<[string, CourseFilterArgs]>([["two letters", { q: "ai" }]])(
+    "%s: its generic plan, once the page's size and place are no longer estimated from the parameters",
+    async (_name, args) => {
+      const events: QueryEvent[] = [];
+      const prisma = createReadClient(large.db, { onQuery: (e) => events.push(e) });
+      try {
+        await titleSearch(prisma, args, { skip: 0, take: 20 });
+      } finally {
+        await prisma.$disconnect();
+      }
+      expect(events).toHaveLength(1);
+      // With LIMIT and OFFSET as parameters, a plan for a page of 20 always looked cheaper: { generic: 0, custom: 8 }.
+      expect(await plansOf(large.db, events[0]!)).toEqual({ generic: 3, custom: 5 });
+    },
+  );
+});

@@ -13,9 +13,9 @@
  * on a new cloud machine, which the server's user cannot enter).
  *
  * The install is offline, from a copy of the npm cache that this run's own
- * `npm install` filled, in each case's new home: no network after it. The
- * non-root user and root each install; the second root case links root's
- * install (see `rootInstall`).
+ * `npm install` filled, in the case's new home: no network after it. The
+ * non-root user installs, as most newcomers do; the root cases link that
+ * install (see `sharedInstall`). Root's own `npm ci` is CI's (.ci/run).
  *
  * The clone is of this repository with its uncommitted work laid over it,
  * so that the test runs what is being changed; on CI's clean clone it is
@@ -198,22 +198,22 @@ interface Case {
   /** Whether the cluster must be kept in ROOT_HOME, linked from DATA_DIR/postgres (root, with a folder closed to the server's user). */
   relocated: boolean;
   /** Installs as the README says and shares it (`publish`), or links the shared install (`reuse`). */
-  install: "own" | "publish" | "reuse";
+  install: "publish" | "reuse";
 }
 
 /**
- * The root cases' one `npm install`, shared: what root's install writes does
- * not depend on its folder's mode (root passes every permission check), so
- * the second root case links the first's `node_modules` and generated code
- * instead of extracting the same 750 packages again beside it.
+ * The one `npm install` of the run, the non-root user's, shared: root passes
+ * every permission check, so the root cases link its `node_modules` and
+ * generated code (whatever their owner and folder mode) instead of extracting
+ * the same 750 packages again (two installs were a minute of the suite's CPU).
  */
-let sharedInstall!: (repo: string) => void;
+let publishInstall!: (repo: string) => void;
 let failedInstall!: (error: unknown) => void;
-const rootInstall = new Promise<string>((resolve, reject) => {
-  sharedInstall = resolve;
+const sharedInstall = new Promise<string>((resolve, reject) => {
+  publishInstall = resolve;
   failedInstall = reject;
 });
-rootInstall.catch(() => undefined);
+sharedInstall.catch(() => undefined);
 
 /** `npm ci` in `repo`, offline, as `user`: it succeeds, and warns of nothing the project can prevent. */
 async function npmInstall(repo: string, env: NodeJS.ProcessEnv, user: ServerUser | undefined): Promise<void> {
@@ -252,13 +252,13 @@ async function newcomer({ user, mode, relocated, install }: Case): Promise<void>
   );
 
   if (install === "reuse") {
-    const installed = await rootInstall;
+    const installed = await sharedInstall;
     await run("cp", ["-al", join(installed, "node_modules"), join(repo, "node_modules")]);
     await run("cp", ["-r", join(installed, "src", "generated"), join(repo, "src", "generated")]);
   } else {
     try {
       await npmInstall(repo, env, user);
-      if (install === "publish") sharedInstall(repo);
+      if (install === "publish") publishInstall(repo);
     } catch (error) {
       if (install === "publish") failedInstall(error);
       throw error;
@@ -303,12 +303,12 @@ async function newcomer({ user, mode, relocated, install }: Case): Promise<void>
 describe.concurrent("the README's `npm install && npm start` on a fresh clone, DATA_DIR unset", () => {
   it(
     "as a non-root user, in a folder of their own",
-    () => newcomer({ user: asRoot ? serverUser() : undefined, mode: 0o700, relocated: false, install: "own" }),
+    () => newcomer({ user: asRoot ? serverUser() : undefined, mode: 0o700, relocated: false, install: "publish" }),
     600_000,
   );
   it.runIf(asRoot)(
     "as root, in a world-readable folder",
-    () => newcomer({ user: undefined, mode: 0o755, relocated: false, install: "publish" }),
+    () => newcomer({ user: undefined, mode: 0o755, relocated: false, install: "reuse" }),
     600_000,
   );
   it.runIf(asRoot)(

@@ -204,7 +204,7 @@ export function postmasterPid(clusterDir: string): number | undefined {
 }
 
 /** The postmaster's pid, if a server runs on `clusterDir`. */
-function serverOn(clusterDir: string): number | undefined {
+export function serverOn(clusterDir: string): number | undefined {
   const pid = postmasterPid(clusterDir);
   return pid !== undefined && isRunning(pid) ? pid : undefined;
 }

@@ -29,9 +29,8 @@ import {
 import { dirname, join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLUSTER_DIR, ROOT_HOME } from "../../src/db/cluster-dir.js";
+import { CLUSTER_DIR, ROOT_HOME, serverOn } from "../../src/db/cluster-dir.js";
 import { stopServer } from "../../src/db/embedded.js";
-import { isRunning } from "../../src/db/postgres-programs.js";
 import { demoExportChunks } from "../../src/demo/index.js";
 import { cli } from "../support/cli.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, stopGateway, waitReady } from "../support/gateway-process.js";
@@ -48,14 +47,7 @@ afterAll(async () => {
 }, 60_000);
 
 /** The running server's pid, from its lock file; undefined when none runs. */
-function serverPid(): number | undefined {
-  try {
-    const pid = Number(readFileSync(join(clusterDir, "postmaster.pid"), "utf8").split("\n")[0]);
-    return isRunning(pid) ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const serverPid = () => serverOn(clusterDir);
 
 /** A client of our own on the server's socket (while something keeps it running). */
 async function sql<Row = Record<string, unknown>>(text: string): Promise<Row[]> {

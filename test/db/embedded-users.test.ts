@@ -11,11 +11,11 @@
  * (SIGSTOP) while its process is killed, and resumed a moment later.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, expect, it } from "vitest";
-import { CLUSTER_DIR } from "../../src/db/cluster-dir.js";
+import { CLUSTER_DIR, serverOn } from "../../src/db/cluster-dir.js";
 import { stopServer, useEmbeddedServer } from "../../src/db/embedded.js";
 import { isRunning } from "../../src/db/postgres-programs.js";
 import { builtCommand } from "../support/built.js";
@@ -30,14 +30,7 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });
 }, 60_000);
 
-function serverPid(): number | undefined {
-  try {
-    const pid = Number(readFileSync(join(clusterDir, "postmaster.pid"), "utf8").split("\n")[0]);
-    return isRunning(pid) ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const serverPid = () => serverOn(clusterDir);
 
 /** Another process that joins the server and stays until killed; resolves once it has joined. */
 async function joiner(): Promise<ChildProcess> {

@@ -33,7 +33,15 @@ import { CLUSTER_DIR, ROOT_HOME, serverOn } from "../../src/db/cluster-dir.js";
 import { stopServer } from "../../src/db/embedded.js";
 import { demoExportChunks } from "../../src/demo/index.js";
 import { cli } from "../support/cli.js";
-import { type GatewayProcess, request, startGateway, stopAllGateways, stopGateway, waitReady } from "../support/gateway-process.js";
+import {
+  type GatewayProcess,
+  outputWith,
+  request,
+  startGateway,
+  stopAllGateways,
+  stopGateway,
+  waitReady,
+} from "../support/gateway-process.js";
 import { tempDir } from "../support/temp.js";
 
 const tmp = tempDir("embedded-server-");
@@ -175,7 +183,9 @@ describe("kill -9", () => {
     }
     expect(status).toBe(200);
     expect(serverPid()).not.toBe(pid);
-    expect(gateway.output()).toMatch(/the embedded PostgreSQL went away; starting it again/);
+    expect(await outputWith(gateway, ["the embedded PostgreSQL went away; starting it again"])).toMatch(
+      /the embedded PostgreSQL went away; starting it again/,
+    );
     expect(await keyNames()).toContain("before-kill");
     await stopGateway(gateway);
     expect(await gateway.exited).toBe(0);

@@ -101,6 +101,18 @@ export async function waitReady(gateway: GatewayProcess, within = 90_000): Promi
   throw new Error(`${gateway.name} not ready within ${within} ms:\n${gateway.output()}`);
 }
 
+/**
+ * The output so far, once it holds each of `texts` (or after `within` ms):
+ * the logger writes its lines in batches, within FLUSH_MS (src/logger.ts)
+ * of being logged, so a line may reach the pipe after the answer it is
+ * about has reached the test.
+ */
+export async function outputWith(gateway: GatewayProcess, texts: readonly string[], within = 5_000): Promise<string> {
+  const deadline = Date.now() + within;
+  while (!texts.every((text) => gateway.output().includes(text)) && Date.now() < deadline) await sleep(25);
+  return gateway.output();
+}
+
 /** SIGTERM to the process group, SIGKILL after 5 s. */
 export async function stopGateway(gateway: GatewayProcess): Promise<void> {
   if (!gateway.alive) return;

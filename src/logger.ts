@@ -32,19 +32,27 @@ export const FLUSH_MS = 100;
  * runs every {@link FLUSH_MS} while lines are waiting (none runs when nothing
  * was logged).
  */
-export function batchedDestination(fd: number = process.stdout.fd ?? 1): DestinationStream {
+export function batchedDestination(
+  fd: number = process.stdout.fd ?? 1,
+): DestinationStream & Pick<ReturnType<typeof pino.destination>, "flush"> {
   const stream = pino.destination({ dest: fd, minLength: BATCH_BYTES, maxWrite: MOST_PER_WRITE, sync: false });
   let waiting = false;
   setInterval(() => {
     if (!waiting) return;
     waiting = false;
-    stream.flush();
+    try {
+      stream.flush();
+    } catch {
+      // Ended by pino's exit hook (SonicBoom throws "destroyed"): what waited was written then.
+    }
   }, FLUSH_MS).unref();
   return {
     write(line: string) {
       waiting = true;
       stream.write(line);
     },
+    // logger.flush(), as pino calls it on its own destination.
+    flush: (callback?: (error?: Error) => void) => stream.flush(callback),
   };
 }
 

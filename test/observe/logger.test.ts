@@ -58,6 +58,15 @@ describe("the logger's output", () => {
     close();
   });
 
+  it("writes what waits at once when the logger is flushed", async () => {
+    const { log, lines, close } = fileLogger();
+    log.info({ i: 0 }, "request");
+    log.flush();
+    await sleep(FLUSH_MS / 3);
+    expect(lines().map((line) => JSON.parse(line).i)).toEqual([0]);
+    close();
+  });
+
   it("writes what waits when the process exits", async () => {
     const script = `
       import { createLogger } from "./src/logger.ts";

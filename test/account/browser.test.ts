@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriousViolations } from "../support/axe.js";
 import { chromiumPresent, launchChromium, SCREENSHOTS } from "../support/chromium.js";
 import { cli } from "../support/cli.js";
-import { type GatewayProcess, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
+import { type GatewayProcess, settledOutput, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { tempDir } from "../support/temp.js";
 
 const present = chromiumPresent;
@@ -126,7 +126,7 @@ describe.skipIf(!present)("My API Keys in a browser, on a fresh npm start", () =
     await context.close();
 
     // The gateway's log holds no key, token or cookie.
-    const output = gateway.output();
+    const output = await settledOutput(gateway);
     for (const secret of [key, link!.split("token=")[1]!, session.value]) expect(output).not.toContain(secret);
   }, 120_000);
 

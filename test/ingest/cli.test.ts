@@ -17,7 +17,7 @@ import { openDatabase } from "../../src/db/driver.js";
 import { canaryExport } from "../support/canary.js";
 import { cli } from "../support/cli.js";
 import { migratedDataDir } from "../support/databases.js";
-import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
+import { type GatewayProcess, request, settledOutput, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { airNowPayload, airNowSites, cwaPayload, moenvWrapped } from "./payloads.js";
 import { tempDir } from "../support/temp.js";
 
@@ -205,7 +205,7 @@ describe("while a gateway owns DATA_DIR", () => {
       expect(run.stdout).toEqual(summary("ingested moenv: read 1, stored 1, unchanged 0, skipped 0; stations added 1, changed 0"));
       expect(asked).toEqual(["/api/v2/aqx_p_432?format=json&api_key=moenv-key-1"]);
       // The gateway was started without the agency's configuration: it stored what the command line sent.
-      expect(gateway.output()).not.toContain("moenv-key-1");
+      expect(await settledOutput(gateway)).not.toContain("moenv-key-1");
     } finally {
       await new Promise((resolve) => agency.close(resolve));
     }

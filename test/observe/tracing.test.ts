@@ -27,7 +27,7 @@ import { builtCommand } from "../support/built.js";
 import { canaryExport } from "../support/canary.js";
 import { freshDatabase, importObject } from "../support/databases.js";
 import { testGateway } from "../support/gateway.js";
-import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
+import { type GatewayProcess, outputWith, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { type OtlpReceiver, otlpReceiver, type ReceivedSpan } from "../support/otlp-receiver.js";
 import { freePorts } from "../support/servers.js";
 import { tempDir } from "../support/temp.js";
@@ -136,8 +136,7 @@ describe("a trace per request", () => {
     });
     operationUnder(server, "query courses");
     keyAndLimitsUnder(server, true);
-    const line = gateway
-      .output()
+    const line = (await outputWith(gateway, [`"trace_id":"${traceId}"`]))
       .split("\n")
       .filter((l) => l.includes('"msg":"request"') && l.includes('"route":"/api/v1/courses"'))
       .map((l) => JSON.parse(l) as Record<string, unknown>)

@@ -11,7 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { freshDatabase } from "../support/databases.js";
 import { freePorts } from "../support/servers.js";
-import { type GatewayProcess, request, startGateway, stopAllGateways, stopGateway, waitReady } from "../support/gateway-process.js";
+import {
+  type GatewayProcess,
+  request,
+  settledOutput,
+  startGateway,
+  stopAllGateways,
+  stopGateway,
+  waitReady,
+} from "../support/gateway-process.js";
 import { parseResponse } from "../support/socket.js";
 
 let gateway: GatewayProcess;
@@ -137,7 +145,7 @@ describe("the access log and request ids", () => {
     expect(lines.get(answers[4]!.headers.get("x-request-id")!)![0]).toMatchObject({ route: "/api/v1/courses/{course_id}" });
     expect(lines.get(answers[3]!.headers.get("x-request-id")!)![0]).toMatchObject({ route: "(unknown)" });
     expect(lines.get(answers[1]!.headers.get("x-request-id")!)![0]!.keyId).toBeUndefined();
-    const output = gateway.output();
+    const output = await settledOutput(gateway);
     expect(output).not.toContain(key);
     expect(output).not.toContain("NOT_A_REAL_KEY");
     expect(output).not.toContain("SECRET-SEARCH-TERM");

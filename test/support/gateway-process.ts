@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
+import { FLUSH_MS } from "../../src/logger.js";
 import { builtCommand } from "./built.js";
 import { freePorts } from "./servers.js";
 
@@ -110,6 +111,16 @@ export async function waitReady(gateway: GatewayProcess, within = 90_000): Promi
 export async function outputWith(gateway: GatewayProcess, texts: readonly string[], within = 5_000): Promise<string> {
   const deadline = Date.now() + within;
   while (!texts.every((text) => gateway.output().includes(text)) && Date.now() < deadline) await sleep(25);
+  return gateway.output();
+}
+
+/**
+ * The output once what was logged so far has been written (the logger's
+ * batches go out within FLUSH_MS, src/logger.ts): for a check that the log
+ * holds no secret, which must read every line.
+ */
+export async function settledOutput(gateway: GatewayProcess): Promise<string> {
+  await sleep(FLUSH_MS * 3);
   return gateway.output();
 }
 

@@ -107,10 +107,12 @@ describe("MCP over stdio", () => {
     child.stdout.on("data", (d) => (stdout += d));
     child.stdin.end(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
     const code = await new Promise((resolve) => child.on("close", resolve));
+    // The two calls run at once, and JSON-RPC answers are matched by id, not by order: 2 and 3 may come either way.
     const answers = stdout
       .trim()
       .split("\n")
-      .map((line) => JSON.parse(line));
+      .map((line) => JSON.parse(line))
+      .sort((a, b) => a.id - b.id);
     expect(answers.map((a) => a.id)).toEqual([1, 2, 3]);
     const twin = await (await fetch(`${base}/api/v1/courses/1`, { headers: { authorization: `Bearer ${key}` } })).json();
     expect(answers[1].result.structuredContent).toEqual(twin);

@@ -7,7 +7,6 @@
  * - `createWriteClient`: the importer's, which must store what it is given.
  */
 import type { ArgType, SqlDriverAdapter, SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
-import pLimit, { type LimitFunction } from "p-limit";
 import { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { Database } from "./driver.js";
 import { GUARDED_COLUMNS, GuardViolation, guardArgs } from "./guards.js";
@@ -47,7 +46,46 @@ export const STATEMENTS_PER_REQUEST = 2;
  */
 export function requestClient(prisma: ReadClient, inFlight = STATEMENTS_PER_REQUEST): ReadClient {
   const base = bases.get(prisma);
-  return base ? guardedClient(base, pLimit(inFlight)) : prisma;
+  return base ? guardedClient(base, new Share(inFlight)) : prisma;
+}
+
+/**
+ * One request's share of the pool: at most `inFlight` of its statements at
+ * once, the rest waiting in the order they were sent. A statement that ends
+ * hands its place to the next one waiting, so none starts ahead of them.
+ * (p-limit did this, with a queue, closures and an async wrapper made for
+ * every request: 2.5% of the gateway's CPU on a list of schools, where a
+ * request sends one statement.)
+ */
+class Share {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly inFlight: number) {}
+
+  run<T>(send: () => PromiseLike<T>): Promise<T> {
+    if (this.active < this.inFlight) {
+      this.active++;
+      return this.start(send);
+    }
+    return new Promise<void>((resolve) => this.waiting.push(resolve)).then(() => this.start(send));
+  }
+
+  private start<T>(send: () => PromiseLike<T>): Promise<T> {
+    let sent: Promise<T>;
+    try {
+      sent = Promise.resolve(send());
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    sent.then(this.done, this.done);
+    return sent;
+  }
+
+  private readonly done = () => {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
+  };
 }
 
 /**
@@ -128,10 +166,10 @@ const UNTYPED: ArgType = { scalarType: "unknown", arity: "scalar" };
  * statement of the read client does. Null when it returns no row.
  */
 export function queryText(prisma: ReadClient, sql: string, params: readonly unknown[]): Promise<string | null> {
-  const share = shares.get(prisma);
-  const direct = share && directs.get(share.base);
-  if (!share || !direct) throw new GuardViolation("queryText takes a read client");
-  return within(share.limit, async () => {
+  const client = shares.get(prisma);
+  const direct = client && directs.get(client.base);
+  if (!client || !direct) throw new GuardViolation("queryText takes a read client");
+  return within(client.share, async () => {
     const adapter = await direct.connected();
     const started = performance.now();
     const result = await adapter.queryRaw({ sql, args: [...params], argTypes: params.map(() => UNTYPED) });
@@ -158,11 +196,11 @@ const REFUSED = new Set(["$transaction", "$extends"]);
 type Operation = (args?: unknown) => PromiseLike<unknown>;
 
 /** Sends a statement at once, or within a request's share. */
-const within = (limit: LimitFunction | undefined, send: () => PromiseLike<unknown>): Promise<unknown> =>
-  limit ? limit(() => send()) : Promise.resolve(send());
+const within = (share: Share | undefined, send: () => PromiseLike<unknown>): Promise<unknown> =>
+  share ? share.run(send) : Promise.resolve(send());
 
 /** A model's delegate whose every operation runs `guardArgs` first, and then within the request's share, if any. */
-function guardedDelegate(model: string, delegate: object, limit: LimitFunction | undefined): object {
+function guardedDelegate(model: string, delegate: object, share: Share | undefined): object {
   const operations = new Map<string, Operation>();
   return new Proxy(delegate, {
     get(target, key) {
@@ -181,7 +219,7 @@ function guardedDelegate(model: string, delegate: object, limit: LimitFunction |
           } catch (error) {
             return Promise.reject(error);
           }
-          return within(limit, () => run.call(target, guarded));
+          return within(share, () => run.call(target, guarded));
         };
         operations.set(key, operation);
       }
@@ -214,8 +252,8 @@ type ReadBase = ReturnType<typeof unguardedReadClient>;
 /** The Prisma client behind each read client, for {@link requestClient}. */
 const bases = new WeakMap<object, ReadBase>();
 
-/** Prisma's client behind the guards, its statements sent within `limit` when there is one; each delegate is made when first asked for. */
-function guardedClient(base: ReadBase, limit: LimitFunction | undefined) {
+/** Prisma's client behind the guards, its statements sent within the request's share when there is one; each delegate is made when first asked for. */
+function guardedClient(base: ReadBase, share: Share | undefined) {
   const delegates = new Map<string, object>();
   const methods = new Map<string, unknown>();
   const client = new Proxy(base, {
@@ -225,7 +263,7 @@ function guardedClient(base: ReadBase, limit: LimitFunction | undefined) {
       if (model) {
         let delegate = delegates.get(key);
         if (!delegate) {
-          delegate = guardedDelegate(model, Reflect.get(target, key) as object, limit);
+          delegate = guardedDelegate(model, Reflect.get(target, key) as object, share);
           delegates.set(key, delegate);
         }
         return delegate;
@@ -237,18 +275,18 @@ function guardedClient(base: ReadBase, limit: LimitFunction | undefined) {
       if (!method) {
         // Bound to Prisma's client itself: its methods read private fields, which a proxy does not have.
         const bound = (value as (...args: unknown[]) => unknown).bind(target);
-        method = RAW.has(key) ? (...args: unknown[]) => within(limit, () => bound(...args) as PromiseLike<unknown>) : bound;
+        method = RAW.has(key) ? (...args: unknown[]) => within(share, () => bound(...args) as PromiseLike<unknown>) : bound;
         methods.set(key, method);
       }
       return method;
     },
   });
-  shares.set(client, { base, limit });
+  shares.set(client, { base, share });
   return client;
 }
 
 /** Each guarded client's Prisma client and request share, for {@link queryText}. */
-const shares = new WeakMap<object, { base: ReadBase; limit: LimitFunction | undefined }>();
+const shares = new WeakMap<object, { base: ReadBase; share: Share | undefined }>();
 
 export type ReadClient = ReturnType<typeof createReadClient>;
 

@@ -108,3 +108,17 @@ it("each request's context is one request: its statements, however many a docume
   });
   expect(ms).toBeGreaterThanOrEqual(390);
 });
+
+it("a statement that fails, or throws before it is sent, gives its place to the next", async () => {
+  const one = requestClient(prisma);
+  const failing = () => one.$queryRawUnsafe("SELECT 1 / 0 AS never");
+  const failed = await Promise.allSettled([failing(), failing(), failing()]);
+  expect(failed.map((f) => f.status)).toEqual(["rejected", "rejected", "rejected"]);
+  // A guard refusing its arguments rejects before the share is taken; then two places are still free.
+  await expect(one.course.findMany({ select: { joinCode: true } } as never)).rejects.toThrow();
+  const started = performance.now();
+  expect(await Promise.all([sleep(200, one), sleep(200, one)])).toHaveLength(2);
+  // Two at once (200 ms together), not one place left and 400 ms.
+  expect(performance.now() - started).toBeLessThan(390);
+  expect(await queryText(one, "SELECT 'after'::text", [])).toBe("after");
+});

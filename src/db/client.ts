@@ -6,10 +6,12 @@
  *   through `guardArgs`, so visibility rules hold wherever a model is queried.
  * - `createWriteClient`: the importer's, which must store what it is given.
  */
-import type { ArgType, SqlDriverAdapter, SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import type { ArgType, SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery } from "@prisma/driver-adapter-utils";
+import pg from "pg";
 import { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { Database } from "./driver.js";
 import { GUARDED_COLUMNS, GuardViolation, guardArgs } from "./guards.js";
+import { statementNames } from "./statement-names.js";
 
 /** A SQL statement the client sent, as Prisma reports it. */
 export interface QueryEvent {
@@ -128,6 +130,8 @@ function sharedAdapter(factory: SqlDriverAdapterFactory): { factory: SqlDriverAd
 /** What sends a read client's {@link queryText} statements: its connected adapter, and who hears of each statement. */
 interface Direct {
   connected(): Promise<SqlDriverAdapter>;
+  /** The statement's name, as the adapter names it (src/db/statement-names.ts). */
+  name(query: SqlQuery): string;
   onQuery: ((event: QueryEvent) => void) | undefined;
 }
 
@@ -149,7 +153,7 @@ function unguardedReadClient(db: ReadSource, options: ReadClientOptions) {
     const onQuery = options.onQuery;
     (base as unknown as { $on(event: "query", cb: (e: QueryEvent) => void): void }).$on("query", (e) => onQuery(e));
   }
-  directs.set(base, { connected: adapter.connected, onQuery: options.onQuery });
+  directs.set(base, { connected: adapter.connected, name: statementNames(), onQuery: options.onQuery });
   return base;
 }
 
@@ -157,13 +161,37 @@ function unguardedReadClient(db: ReadSource, options: ReadClientOptions) {
 const UNTYPED: ArgType = { scalarType: "unknown", arity: "scalar" };
 
 /**
+ * The `pg` pool behind a connected adapter of `@prisma/adapter-pg`
+ * (`underlyingDriver`); undefined for any other adapter, such as the
+ * replicas' router, whose statements go through the adapter itself.
+ */
+function poolOf(adapter: SqlDriverAdapter): pg.Pool | undefined {
+  const driver = (adapter as Partial<{ underlyingDriver(): unknown }>).underlyingDriver?.();
+  return driver instanceof pg.Pool ? driver : undefined;
+}
+
+/**
+ * Whether `pg` sends these parameters as the adapter would: values that are
+ * not objects (or lists of them) pass through the adapter's mapping as they
+ * are; a Date or bytes it writes its own way, so those go through it.
+ */
+const plainParams = (params: readonly unknown[]) =>
+  params.every(
+    (p) => p === null || typeof p !== "object" || (Array.isArray(p) && p.every((item) => item === null || typeof item !== "object")),
+  );
+
+/**
  * Runs one statement of the read path that returns one text (the planner's
- * JSON, src/sql-plans/plan.ts) through the read client's own driver adapter,
- * within the request's share of the pool: what Prisma's client would do for
- * `$queryRawUnsafe` after its request pipeline (which was a fifth of the
- * gateway's CPU on a list of schools), with the same pool, replicas' router,
- * statement names and timeouts. Its SQL states its own rules, as every raw
- * statement of the read client does. Null when it returns no row.
+ * JSON, src/sql-plans/plan.ts) within the request's share of the pool: what
+ * Prisma's client would do for `$queryRawUnsafe` after its request pipeline
+ * (which was a fifth of the gateway's CPU on a list of schools). It goes to
+ * the read client's own pool, by the same statement name (a name is its
+ * text's hash, src/db/statement-names.ts) and with the pool's time limits:
+ * straight to `pg`, as the adapter itself sends it, without the adapter's
+ * debug call and per-statement type mapping (3% of the CPU of that list);
+ * through the adapter when it has no pool of its own (the replicas' router)
+ * or a parameter needs its mapping. Its SQL states its own rules, as every
+ * raw statement of the read client does. Null when it returns no row.
  */
 export function queryText(prisma: ReadClient, sql: string, params: readonly unknown[]): Promise<string | null> {
   const client = shares.get(prisma);
@@ -172,9 +200,19 @@ export function queryText(prisma: ReadClient, sql: string, params: readonly unkn
   return within(client.share, async () => {
     const adapter = await direct.connected();
     const started = performance.now();
-    const result = await adapter.queryRaw({ sql, args: [...params], argTypes: params.map(() => UNTYPED) });
+    const pool = plainParams(params) ? poolOf(adapter) : undefined;
+    const rows = pool
+      ? (
+          await pool.query<unknown[]>({
+            name: direct.name({ sql, args: [], argTypes: [] }),
+            text: sql,
+            values: [...params],
+            rowMode: "array",
+          })
+        ).rows
+      : (await adapter.queryRaw({ sql, args: [...params], argTypes: params.map(() => UNTYPED) })).rows;
     direct.onQuery?.({ query: sql, params: JSON.stringify(params), duration: performance.now() - started });
-    return (result.rows[0]?.[0] as string | undefined) ?? null;
+    return (rows[0]?.[0] as string | undefined) ?? null;
   }) as Promise<string | null>;
 }
 

@@ -5,7 +5,7 @@
  * read client's statements are prepared there.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createReadClient, type ReadClient } from "../../src/db/client.js";
+import { createReadClient, queryText, type ReadClient } from "../../src/db/client.js";
 import type { Database } from "../../src/db/driver.js";
 import { statementNames } from "../../src/db/statement-names.js";
 import { freshDatabase } from "../support/databases.js";
@@ -57,5 +57,23 @@ describe("the read client's statements, on a connection", () => {
     } finally {
       await adapter.dispose();
     }
+  });
+
+  it("the planner's statements (queryText) too, under the name the adapter gives their text, with Prisma's own parameters' forms", async () => {
+    // Its own name, as it sees itself prepared on its connection while it runs; the same text through the adapter's namer.
+    const sql = "SELECT (SELECT name FROM pg_prepared_statements WHERE statement LIKE '%prepared-marker%' || $1::text)::text AS body";
+    const name = await queryText(prisma, sql, ["body"]);
+    expect(name).toBe(statementNames()(query(sql)));
+    expect(await queryText(prisma, sql, ["body"])).toBe(name);
+    // A Date goes through the adapter, which writes it in UTC (as Prisma writes every timestamp), not in pg's local time.
+    const zone = process.env.TZ;
+    process.env.TZ = "Asia/Taipei";
+    try {
+      expect(await queryText(prisma, "SELECT $1::timestamp::text AS body", [new Date("2026-01-02T03:04:05.678Z")])).toBe("2026-01-02 03:04:05.678");
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+    expect(await queryText(prisma, "SELECT array_to_json($1::int[])::text AS body", [[1, null, 3]])).toBe("[1,null,3]");
   });
 });

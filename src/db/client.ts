@@ -194,7 +194,7 @@ const plainParams = (params: readonly unknown[]) =>
  * raw statement of the read client does. Null when it returns no row.
  */
 export function queryText(prisma: ReadClient, sql: string, params: readonly unknown[]): Promise<string | null> {
-  const client = shares.get(prisma);
+  const client = sharingOf(prisma);
   const direct = client && directs.get(client.base);
   if (!client || !direct) throw new GuardViolation("queryText takes a read client");
   return within(client.share, async () => {
@@ -294,8 +294,10 @@ const bases = new WeakMap<object, ReadBase>();
 function guardedClient(base: ReadBase, share: Share | undefined) {
   const delegates = new Map<string, object>();
   const methods = new Map<string, unknown>();
-  const client = new Proxy(base, {
+  const sharing = { base, share };
+  return new Proxy(base, {
     get(target, key) {
+      if (key === SHARING) return sharing;
       if (typeof key !== "string") return Reflect.get(target, key);
       const model = MODELS.get(key);
       if (model) {
@@ -319,12 +321,18 @@ function guardedClient(base: ReadBase, share: Share | undefined) {
       return method;
     },
   });
-  shares.set(client, { base, share });
-  return client;
 }
 
-/** Each guarded client's Prisma client and request share, for {@link queryText}. */
-const shares = new WeakMap<object, { base: ReadBase; share: Share | undefined }>();
+/**
+ * What a guarded client answers for its Prisma client and request share, for
+ * {@link queryText}: a key of this module's own, which Prisma's client does
+ * not have (a WeakMap entry per request cost its garbage collection more).
+ */
+const SHARING = Symbol("read client's sharing");
+
+/** A guarded client's Prisma client and request share; undefined for any other object. */
+const sharingOf = (prisma: object): { base: ReadBase; share: Share | undefined } | undefined =>
+  (prisma as { [SHARING]?: { base: ReadBase; share: Share | undefined } })[SHARING];
 
 export type ReadClient = ReturnType<typeof createReadClient>;
 

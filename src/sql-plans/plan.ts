@@ -36,6 +36,7 @@ import {
   isObjectType,
   Kind,
   type SelectionSetNode,
+  type ValueNode,
 } from "graphql";
 import { queryText, type ReadClient } from "../db/client.js";
 import { guardedColumn, visibilitySql } from "../db/guards.js";
@@ -384,7 +385,7 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
     const fields = collect(type, merged(nodes));
     if (!fields) return undefined;
     const node = nodes[0]!;
-    const args = perRequest((variables) => getArgumentValues(field, node, variables));
+    const args = argumentsOf(field, node);
     const row = alias();
     const columns = new Columns();
     const rowsOf = listRows(form.list, row, columns, undefined);
@@ -437,7 +438,7 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
     const cursorColumn = column(form.model, form.cursor);
     if (!fields || !cursorColumn) return undefined;
     const node = nodes[0]!;
-    const args = perRequest((variables) => getArgumentValues(field, node, variables));
+    const args = argumentsOf(field, node);
     const row = alias();
     const columns = new Columns();
     const cursorAt = columns.at(`${row}.${quote(cursorColumn)}`);
@@ -649,15 +650,39 @@ function made(field: Out, row: Row, variables: Args): unknown {
 /**
  * `compute` of a request's variables, once per request: a page's arguments
  * are read when its SQL is written and again for each row whose page it is.
+ * It keeps the last request's value: requests whose statements are in flight
+ * together may compute theirs again, never use another's (a WeakMap by
+ * request did the same at a cost to every request's garbage collection).
  */
 function perRequest<T>(compute: (variables: Args) => T): (variables: Args) => T {
-  const computed = new WeakMap<Args, T>();
+  let last: { variables: Args; value: T } | undefined;
   return (variables) => {
-    if (computed.has(variables)) return computed.get(variables) as T;
-    const value = compute(variables);
-    computed.set(variables, value);
-    return value;
+    if (last?.variables !== variables) last = { variables, value: compute(variables) };
+    return last.value;
   };
+}
+
+/** Whether a value of the document (an argument's) names a variable anywhere in it. */
+function hasVariable(value: ValueNode): boolean {
+  if (value.kind === Kind.VARIABLE) return true;
+  if (value.kind === Kind.LIST) return value.values.some(hasVariable);
+  if (value.kind === Kind.OBJECT) return value.fields.some((f) => hasVariable(f.value));
+  return false;
+}
+
+/** A field's argument values for a request's variables: computed once for the plan when the document writes them all out. */
+function argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNode): (variables: Args) => Args {
+  const each = perRequest((variables) => getArgumentValues(field, node, variables));
+  if (node.arguments?.some((a) => hasVariable(a.value))) return each;
+  let constant: Args;
+  try {
+    // Frozen: every request reads the same object.
+    constant = Object.freeze(getArgumentValues(field, node, {}));
+  } catch {
+    // A value graphql-js refuses: refused per request, as the resolver's would be.
+    return each;
+  }
+  return () => constant;
 }
 
 /** How a model's field is read from its row `row` (an enum as its text, as Prisma reads it); undefined for one it does not store or guards. */

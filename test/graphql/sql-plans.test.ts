@@ -460,6 +460,22 @@ describe("a document as one SQL statement", () => {
   });
 });
 
+describe("a document without variables", () => {
+  it("sends the one statement it wrote, to the database each time, and what it leaves alone it leaves every time", async () => {
+    const query = "{ universities(first: 2) { nodes { code } } courses(first: 3) { totalCount nodes { databaseId } } }";
+    const plan = planSql(schema, parse(query), undefined)!;
+    const sent = statements.length;
+    const answers = [await plan.run(prisma, {}), await plan.run(prisma, {})].map((a) => JSON.stringify(a));
+    expect(answers).toEqual([await graphqlJs(query, {}), await graphqlJs(query, {})]);
+    const mine = statements.slice(sent).filter((s) => s.startsWith("SELECT json_build_array("));
+    expect(mine).toHaveLength(2);
+    expect(mine[1]).toBe(mine[0]);
+    // A backward page is the compiled operation's, on every request.
+    const backward = planSql(schema, parse("{ courses(last: 2) { nodes { databaseId } } }"), undefined)!;
+    expect([await backward.run(prisma, {}), await backward.run(prisma, {})]).toEqual([undefined, undefined]);
+  });
+});
+
 describe("a list of Packs as one SQL statement", () => {
   let packDb: Database;
   let packClient: ReadClient;

@@ -7,9 +7,11 @@
  * title search's statement (110 parameters) about a third (docs/performance.md).
  *
  * Only reads are named (`SELECT`, `WITH`), and only the first
- * {@link MAX_NAMED} different texts a process sends: a statement is prepared
- * on each connection of the pool (10, closed after 10 s idle), so the names
- * bound what the server holds for them. Any other statement goes unnamed, as
+ * {@link MAX_NAMED} different texts each generator sees (one is the driver
+ * adapter's, one the planner's statements', src/db/client.ts; a name is its
+ * text's hash, so both give a text the same one): a statement is prepared
+ * on each connection of the pool (10, closed after an idle while), so the
+ * names bound what the server holds for them. Any other statement goes unnamed, as
  * all did before. PostgreSQL still plans a prepared statement for its
  * parameters until a generic plan costs no more (`plan_cache_mode` auto).
  */

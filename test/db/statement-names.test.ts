@@ -69,7 +69,9 @@ describe("the read client's statements, on a connection", () => {
     const zone = process.env.TZ;
     process.env.TZ = "Asia/Taipei";
     try {
-      expect(await queryText(prisma, "SELECT $1::timestamp::text AS body", [new Date("2026-01-02T03:04:05.678Z")])).toBe("2026-01-02 03:04:05.678");
+      expect(await queryText(prisma, "SELECT $1::timestamp::text AS body", [new Date("2026-01-02T03:04:05.678Z")])).toBe(
+        "2026-01-02 03:04:05.678",
+      );
     } finally {
       if (zone === undefined) delete process.env.TZ;
       else process.env.TZ = zone;

@@ -21,7 +21,7 @@ import pg from "pg";
 import { type CommandLine, commandLine, integerOption } from "../../src/cli/args.js";
 import { openDatabase } from "../../src/db/driver.js";
 import { benchReport } from "../report.js";
-import { cases } from "./cases.js";
+import { cases, onlyCases } from "./cases.js";
 import { fillDatabase } from "./datasets.js";
 import { answer, loadOf, register } from "./load.js";
 import { cpuMs, freePorts, type Measured, startNode } from "./process.js";
@@ -37,7 +37,10 @@ both serving one PostgreSQL database (a new one on TEST_DATABASE_URL's
 server, default postgresql://postgres@127.0.0.1:5432/test) with the demo
 data, cache off and on, every demo case driven by wrk in interleaved rounds
 (defaults: 5 rounds of 2 s at 16 connections). Prints the medians and this
-tree ÷ REV, and writes them to artifacts/bench-against.json.`,
+tree ÷ REV, and writes them to artifacts/bench-against.json.
+
+--only keeps the cases whose name contains TEXT (or one of a comma-separated
+list; =NAME keeps the case of that exact name), as npm run bench reads it.`,
   options: {
     seconds: { type: "string", default: "2" },
     rounds: { type: "string", default: "5" },
@@ -61,6 +64,16 @@ if (commit.status !== 0) {
   process.exit(2);
 }
 const SHA = commit.stdout.trim();
+/** The demo cases --only keeps (with stand-in ids, their names are known before the database is filled). */
+const demoCases = (ids = { course: 0, pack: "", word: "", school: "" }) =>
+  onlyCases(
+    cases(ids).filter((c) => c.dataset === "demo"),
+    values.only,
+  );
+if (demoCases().length === 0) {
+  process.stderr.write(`npm run bench:against: --only ${JSON.stringify(values.only)} keeps none of the demo cases\n`);
+  process.exit(2);
+}
 
 const report = benchReport("bench:against");
 const SERVER = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
@@ -101,8 +114,7 @@ try {
   url.pathname = `/${databaseName}`;
   const db = await openDatabase({ databaseUrl: url.toString() });
   const filled = await fillDatabase(db, "demo", new Date()).finally(() => db.close());
-  const only = values.only?.split(",");
-  const list = cases(filled.ids!).filter((c) => c.dataset === "demo" && (!only || only.some((text) => c.name.includes(text))));
+  const list = demoCases(filled.ids);
 
   report.progress.phase("starting four gateways");
   for (const build of Object.keys(BUILDS) as Build[]) {

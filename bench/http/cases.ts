@@ -234,6 +234,18 @@ const schoolSearchQuery = (school: string, q: string) =>
 /** A semester every dataset's courses have. */
 const SEMESTER = "113-1";
 
+/**
+ * The cases `--only` keeps: those whose name contains one of its
+ * comma-separated texts; `=NAME` keeps the case of that exact name, and
+ * `=NAME@DATASET` that case of that dataset alone. All of them without it.
+ */
+export function onlyCases(list: Case[], only: string | undefined): Case[] {
+  const texts = only?.split(",");
+  const keeps = (c: Case, text: string) =>
+    text.startsWith("=") ? [c.name, `${c.name}@${c.dataset}`].includes(text.slice(1)) : c.name.includes(text);
+  return list.filter((c) => !texts || texts.some((text) => keeps(c, text)));
+}
+
 /** The cases, given a course id and a Pack id that exist in the demo data, and a title word to search for. */
 export function cases(ids: { course: number; pack: string; word: string; school: string }): Case[] {
   const get = (name: string, dataset: DatasetName, path: string, more: Partial<Case> = {}): Case => ({

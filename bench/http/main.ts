@@ -21,7 +21,7 @@ import { openDatabase, POOL_IDLE_MS } from "../../src/db/driver.js";
 import { CLUSTER_DIR } from "../../src/db/cluster-dir.js";
 import { stopServer } from "../../src/db/embedded.js";
 import { benchReport } from "../report.js";
-import { type Case, cases, WALK } from "./cases.js";
+import { type Case, cases, onlyCases, WALK } from "./cases.js";
 import { DATASETS, type DatasetName, type Filled, fillDatabase } from "./datasets.js";
 import { cpuMs, freePorts, type Measured, memoryMiB, resetPeak, serverCpuMs, serverMiB, startNode } from "./process.js";
 import { grantPeer, installPeer, startPeer } from "./peer.js";
@@ -238,11 +238,7 @@ function levels(kind: Kind, c: Case): number[] {
 
 /** The cases --only keeps (the demo's ids are stand-ins until it is filled: they name the cases' datasets alone). */
 function chosen(ids: Filled["ids"] = { course: 0, pack: "", word: "", school: "" }): Case[] {
-  const only = values.only?.split(",");
-  // `=NAME` keeps the case of that exact name (and dataset, as `=NAME@DATASET`).
-  const keeps = (c: Case, text: string) =>
-    text.startsWith("=") ? [c.name, `${c.name}@${c.dataset}`].includes(text.slice(1)) : c.name.includes(text);
-  return cases(ids).filter((c) => !only || only.some((text) => keeps(c, text)));
+  return onlyCases(cases(ids), values.only);
 }
 
 /**

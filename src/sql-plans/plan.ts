@@ -560,9 +560,9 @@ export function planSql(schema: GraphQLSchema, document: DocumentNode, operation
   return {
     async run(prisma, variables) {
       try {
-        const { sql, params } = constant ?? statement(variables);
-        if (fixed) constant = { sql, params };
-        const body = await queryText(prisma, sql, params);
+        const written = constant ?? statement(variables);
+        if (fixed) constant = written;
+        const body = await queryText(prisma, written.sql, written.params);
         if (body === null) throw new Unplanned();
         const parts = JSON.parse(body) as unknown[];
         return { data: Object.fromEntries(roots.map((r, i) => [r.key, r.part.value(parts[i], variables)])) };

@@ -21,7 +21,7 @@ import pg from "pg";
 import { type CommandLine, commandLine, integerOption } from "../../src/cli/args.js";
 import { openDatabase } from "../../src/db/driver.js";
 import { benchReport } from "../report.js";
-import { cases, onlyCases } from "./cases.js";
+import { cases, onlyCases, STAND_IN_IDS } from "./cases.js";
 import { fillDatabase } from "./datasets.js";
 import { answer, loadOf, register } from "./load.js";
 import { cpuMs, freePorts, type Measured, startNode } from "./process.js";
@@ -64,8 +64,8 @@ if (commit.status !== 0) {
   process.exit(2);
 }
 const SHA = commit.stdout.trim();
-/** The demo cases --only keeps (with stand-in ids, their names are known before the database is filled). */
-const demoCases = (ids = { course: 0, pack: "", word: "", school: "" }) =>
+/** The demo cases --only keeps (with the stand-in ids, before the database is filled). */
+const demoCases = (ids = STAND_IN_IDS) =>
   onlyCases(
     cases(ids).filter((c) => c.dataset === "demo"),
     values.only,

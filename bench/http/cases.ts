@@ -246,6 +246,9 @@ export function onlyCases(list: Case[], only: string | undefined): Case[] {
   return list.filter((c) => !texts || texts.some((text) => keeps(c, text)));
 }
 
+/** Ids that name no row: the cases' names and datasets are known with them before a database is filled. */
+export const STAND_IN_IDS = { course: 0, pack: "", word: "", school: "" };
+
 /** The cases, given a course id and a Pack id that exist in the demo data, and a title word to search for. */
 export function cases(ids: { course: number; pack: string; word: string; school: string }): Case[] {
   const get = (name: string, dataset: DatasetName, path: string, more: Partial<Case> = {}): Case => ({

@@ -21,7 +21,7 @@ import { openDatabase, POOL_IDLE_MS } from "../../src/db/driver.js";
 import { CLUSTER_DIR } from "../../src/db/cluster-dir.js";
 import { stopServer } from "../../src/db/embedded.js";
 import { benchReport } from "../report.js";
-import { type Case, cases, onlyCases, WALK } from "./cases.js";
+import { type Case, cases, onlyCases, STAND_IN_IDS, WALK } from "./cases.js";
 import { DATASETS, type DatasetName, type Filled, fillDatabase } from "./datasets.js";
 import { cpuMs, freePorts, type Measured, memoryMiB, resetPeak, serverCpuMs, serverMiB, startNode } from "./process.js";
 import { grantPeer, installPeer, startPeer } from "./peer.js";
@@ -237,7 +237,7 @@ function levels(kind: Kind, c: Case): number[] {
 }
 
 /** The cases --only keeps (the demo's ids are stand-ins until it is filled: they name the cases' datasets alone). */
-function chosen(ids: Filled["ids"] = { course: 0, pack: "", word: "", school: "" }): Case[] {
+function chosen(ids: Filled["ids"] = STAND_IN_IDS): Case[] {
   return onlyCases(cases(ids), values.only);
 }
 

@@ -36,8 +36,8 @@ interface Writes<M extends Model> {
 const SERVING_WRITES: { [M in Model]?: Writes<M> } = {
   ApiKey: {
     insert: true,
-    update: ["lastUsedAt", "revokedAt"],
-    why: "My API Keys creates and revokes keys; every request notes its key's last use",
+    update: ["lastUsedAt", "revokedAt", "expiresAt", "hash", "prefix", "rolledAt", "previousHash", "previousUntil"],
+    why: "My API Keys creates, revokes and rolls keys and sets their expiry; every request notes its key's last use",
   },
   AccountSession: { insert: true, update: ["endedAt"], why: "My API Keys' sign-in sessions" },
   SignInToken: { update: ["usedAt"], why: "a sign-in link is used once (`npm run keys -- sign-in-link` makes it, as the owner)" },

@@ -10,11 +10,21 @@
  * the listener's resume (which forgets everything too) and, at worst, by
  * `cacheMs` (default 3 s). Where REDIS_URL is set the change also goes
  * through Redis (`announce`, src/keys/redis-changes.ts).
+ *
+ * A key's life (docs/api-keys.md): an optional expiry, and rolls. A roll gives
+ * the key a new secret and keeps the one it replaced working until the end of
+ * the chosen overlap (only the last replaced one: a second roll ends the
+ * first one's overlap). Both instants are compared with the clock on every
+ * verification, cached or not, so an expired key or an old secret stops on
+ * every process at that instant, not at the end of a cache time.
  */
 import { timingSafeEqual } from "node:crypto";
 import { KEYS_CHANGED } from "../db/changes.js";
 import type { Database, Listener } from "../db/driver.js";
 import { displayPrefix, generateKey, hashKey } from "./secret.js";
+
+/** The longest overlap of a roll: a week, as Stripe allows. */
+export const MAX_OVERLAP_MS = 7 * 24 * 3_600_000;
 
 /** What the gateway knows of a valid key; never the secret or its hash. */
 export interface KeyRecord {
@@ -28,13 +38,36 @@ export interface KeyRecord {
   /** Per-key limits; null means the configured default. */
   perMinute: number | null;
   perDay: number | null;
+  /** When the key stops working; null: never. */
+  expiresAt: Date | null;
+  /** When its secret was last replaced; null: never rolled. */
+  rolledAt: Date | null;
+  /** When the secret the last roll replaced stops (or stopped) working; null: never rolled. */
+  previousUntil: Date | null;
 }
+
+/**
+ * What a presented secret is: a key's current secret, the one its last roll
+ * replaced (during the overlap), or refused: unknown or revoked (`invalid`),
+ * past the key's expiry (`expired`), or replaced by a roll whose overlap is
+ * over (`rolled`), with the instant it stopped.
+ */
+export type Verification = { key: KeyRecord; previous: boolean } | { refused: "invalid" } | { refused: "expired" | "rolled"; at: Date };
 
 export interface CreateKeyOptions {
   name: string;
   owner?: string | null | undefined;
   perMinute?: number | null | undefined;
   perDay?: number | null | undefined;
+  /** When it stops working; unset or null: never. Must be in the future. */
+  expiresAt?: Date | null | undefined;
+}
+
+/** A key just rolled: its new secret (shown this once), as stored now, and the prefix of the secret it replaced. */
+export interface Rolled {
+  key: string;
+  record: KeyRecord;
+  previousPrefix: string;
 }
 
 export class KeyError extends Error {
@@ -57,9 +90,14 @@ interface Row {
   last_used_at: Date | null;
   per_minute: number | null;
   per_day: number | null;
+  expires_at: Date | null;
+  rolled_at: Date | null;
+  previous_hash: string | null;
+  previous_until: Date | null;
 }
 
-const COLUMNS = "id, prefix, hash, name, owner, created_at, revoked_at, last_used_at, per_minute, per_day";
+const COLUMNS =
+  "id, prefix, hash, name, owner, created_at, revoked_at, last_used_at, per_minute, per_day, expires_at, rolled_at, previous_hash, previous_until";
 
 /**
  * An UPDATE of keys that returns the changed rows and, in the same statement
@@ -67,6 +105,8 @@ const COLUMNS = "id, prefix, hash, name, owner, created_at, revoked_at, last_use
  */
 const announced = (update: string) =>
   `WITH changed AS (${update} RETURNING ${COLUMNS}), told AS (SELECT pg_notify('${KEYS_CHANGED}', '')) SELECT changed.* FROM changed, told`;
+
+const dateOrNull = (d: Date | null) => (d ? new Date(d) : null);
 
 const toRecord = (r: Row): KeyRecord => ({
   id: r.id,
@@ -78,7 +118,27 @@ const toRecord = (r: Row): KeyRecord => ({
   lastUsedAt: r.last_used_at ? new Date(r.last_used_at) : null,
   perMinute: r.per_minute,
   perDay: r.per_day,
+  expiresAt: dateOrNull(r.expires_at),
+  rolledAt: dateOrNull(r.rolled_at),
+  previousUntil: dateOrNull(r.previous_until),
 });
+
+/**
+ * A cached lookup of one presented hash: the key it names (null: none, or
+ * revoked), which of its secrets matched, and the instants compared with the
+ * clock at each use.
+ */
+interface Found {
+  record: KeyRecord | null;
+  /** The stored hash that matched the presented one. */
+  stored: string;
+  previous: boolean;
+  /** Epoch ms: when the key expires, and when a previous secret stops (Infinity: never). */
+  expiresAt: number;
+  previousUntil: number;
+}
+
+const NOT_FOUND = (hash: string): Found => ({ record: null, stored: hash, previous: false, expiresAt: Infinity, previousUntil: Infinity });
 
 export interface KeyStoreOptions {
   /** How long a verification is trusted before the database is asked again. */
@@ -98,10 +158,10 @@ export interface KeyStoreOptions {
 }
 
 export class KeyStore {
-  private readonly cache = new Map<string, { record: KeyRecord | null; hash: string; at: number }>();
+  private readonly cache = new Map<string, Found & { at: number }>();
   private readonly touched = new Map<number, number>();
   /** Lookups under way, so a burst with an uncached key asks the database once. */
-  private readonly pending = new Map<string, Promise<{ record: KeyRecord | null; hash: string }>>();
+  private readonly pending = new Map<string, Promise<Found>>();
   private readonly cacheMs: number;
   private readonly cacheSize: number;
   private readonly touchEveryMs: number;
@@ -123,7 +183,7 @@ export class KeyStore {
 
   /** Creates a key; the returned `key` is the only time the secret exists outside its holder. */
   create(options: CreateKeyOptions): Promise<{ id: number; key: string; prefix: string }> {
-    return insertKey(this.db, options);
+    return insertKey(this.db, options, this.now());
   }
 
   /**
@@ -131,7 +191,12 @@ export class KeyStore {
    * keys; throws a KeyQuotaError when it holds that many already. Concurrent
    * creations for one account are serialised, so the bound is exact.
    */
-  async createOwned(owner: string, name: string, maxActive: number): Promise<{ id: number; key: string; prefix: string }> {
+  async createOwned(
+    owner: string,
+    name: string,
+    maxActive: number,
+    expiresAt: Date | null = null,
+  ): Promise<{ id: number; key: string; prefix: string }> {
     return this.db.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext('api_key owner ' || $1))`, [owner]);
       const [row] = await tx.query<{ active: number }>(
@@ -141,7 +206,7 @@ export class KeyStore {
       if (row!.active >= maxActive) {
         throw new KeyQuotaError(`an account may hold at most ${maxActive} active keys: revoke one first`);
       }
-      return insertKey(tx, { name, owner });
+      return insertKey(tx, { name, owner, expiresAt }, this.now());
     });
   }
 
@@ -208,22 +273,59 @@ export class KeyStore {
     return toRecord(row!);
   }
 
+  /** The active keys that expire within `withinMs` from now, soonest first. */
+  async listExpiring(withinMs: number): Promise<KeyRecord[]> {
+    const rows = await this.db.query<Row>(
+      `SELECT ${COLUMNS} FROM api_key WHERE revoked_at IS NULL AND expires_at > $1 AND expires_at <= $2 ORDER BY expires_at, id`,
+      [new Date(this.now()), new Date(this.now() + withinMs)],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** Sets (or with null, clears) a key's expiry; a new one must be in the future. */
+  async setExpiry(ref: string, expiresAt: Date | null): Promise<KeyRecord> {
+    const key = await this.find(ref);
+    return (await this.changeExpiry(key, expiresAt))!;
+  }
+
+  /** Sets (or clears) the expiry of one of an account's active keys; null when the account has no such key. */
+  async setExpiryOwned(owner: string, id: number, expiresAt: Date | null): Promise<KeyRecord | null> {
+    const key = await this.findOwned(owner, id);
+    return key && this.changeExpiry(key, expiresAt, owner);
+  }
+
   /**
-   * The valid (unrevoked) key for a presented secret, or null. Answers from
-   * the cache while it is fresh; every path costs the same hashing.
+   * Gives a key a new secret, keeping its id, name, owner, limits and
+   * history. The secret it replaces works `overlapMs` more (0: it stops now;
+   * at most MAX_OVERLAP_MS); the secret it had replaced before, if it still
+   * worked, stops now. A revoked or expired key is not rolled (KeyError).
    */
-  async verify(key: string): Promise<KeyRecord | null> {
+  async roll(ref: string, overlapMs: number): Promise<Rolled> {
+    return (await this.rollKey(await this.find(ref), overlapMs))!;
+  }
+
+  /** Rolls one of an account's keys, as `roll`; null when the account has no key with that id. */
+  async rollOwned(owner: string, id: number, overlapMs: number): Promise<Rolled | null> {
+    const key = await this.findOwned(owner, id);
+    return key && this.rollKey(key, overlapMs, owner);
+  }
+
+  /**
+   * What a presented secret is (see {@link Verification}). Answers from the
+   * cache while it is fresh, but compares the key's expiry and a previous
+   * secret's end with the clock every time; every path costs the same hashing.
+   */
+  async verify(key: string): Promise<Verification> {
     const hash = hashKey(key);
     const now = this.now();
     const cached = this.cache.get(hash);
-    if (cached && now - cached.at < this.cacheMs) return this.accept(cached.record, cached.hash, hash);
+    if (cached && now - cached.at < this.cacheMs) return this.accept(cached, hash);
     let lookup = this.pending.get(hash);
     if (!lookup) {
       lookup = this.lookup(hash, now).finally(() => this.pending.delete(hash));
       this.pending.set(hash, lookup);
     }
-    const found = await lookup;
-    return this.accept(found.record, found.hash, hash);
+    return this.accept(await lookup, hash);
   }
 
   /**
@@ -242,11 +344,21 @@ export class KeyStore {
     this.pending.clear();
   }
 
-  private async lookup(hash: string, now: number): Promise<{ record: KeyRecord | null; hash: string }> {
+  private async lookup(hash: string, now: number): Promise<Found> {
     const generation = this.generation;
-    const rows = await this.db.query<Row>(`SELECT ${COLUMNS} FROM api_key WHERE hash = $1`, [hash]);
+    const rows = await this.db.query<Row>(`SELECT ${COLUMNS} FROM api_key WHERE hash = $1 OR previous_hash = $1`, [hash]);
     const row = rows[0];
-    const found = { record: row && row.revoked_at === null ? toRecord(row) : null, hash: row?.hash ?? hash };
+    const previous = row !== undefined && row.hash !== hash;
+    const found: Found =
+      row && row.revoked_at === null
+        ? {
+            record: toRecord(row),
+            stored: previous ? row.previous_hash! : row.hash,
+            previous,
+            expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : Infinity,
+            previousUntil: previous ? new Date(row.previous_until!).getTime() : Infinity,
+          }
+        : NOT_FOUND(hash);
     // The cache was emptied while this lookup ran: what it read may be what the change undid.
     if (generation !== this.generation) return found;
     this.cache.delete(hash);
@@ -255,15 +367,56 @@ export class KeyStore {
     return found;
   }
 
-  private accept(record: KeyRecord | null, stored: string, presented: string): KeyRecord | null {
+  private accept(found: Found, presented: string): Verification {
+    const { record } = found;
     // The lookup was by hash already; the constant-time comparison is a belt to those braces.
-    if (!record || !timingSafeEqual(Buffer.from(stored), Buffer.from(presented))) return null;
+    if (!record || !timingSafeEqual(Buffer.from(found.stored), Buffer.from(presented))) return { refused: "invalid" };
     const now = this.now();
+    if (now >= found.expiresAt) return { refused: "expired", at: record.expiresAt! };
+    if (now >= found.previousUntil) return { refused: "rolled", at: record.previousUntil! };
     if (now - (this.touched.get(record.id) ?? 0) >= this.touchEveryMs) {
       this.touched.set(record.id, now);
       void this.db.query(`UPDATE api_key SET last_used_at = now() WHERE id = $1`, [record.id]).catch(() => undefined);
     }
-    return record;
+    return { key: record, previous: found.previous };
+  }
+
+  private async changeExpiry(key: KeyRecord, expiresAt: Date | null, owner?: string): Promise<KeyRecord | null> {
+    checkExpiry(expiresAt, this.now());
+    if (key.revokedAt) throw new KeyError(`key ${key.id} is revoked: its expiry cannot change`);
+    const [row] = await this.db.query<Row>(
+      announced(`UPDATE api_key SET expires_at = $2 WHERE id = $1 AND revoked_at IS NULL${owner === undefined ? "" : " AND owner = $3"}`),
+      owner === undefined ? [key.id, expiresAt] : [key.id, expiresAt, owner],
+    );
+    if (!row) return null;
+    this.forget(key.id);
+    await this.announce();
+    return toRecord(row);
+  }
+
+  private async rollKey(key: KeyRecord, overlapMs: number, owner?: string): Promise<Rolled | null> {
+    if (!Number.isSafeInteger(overlapMs) || overlapMs < 0 || overlapMs > MAX_OVERLAP_MS) {
+      throw new KeyError("the overlap must be from none to 7 days");
+    }
+    if (key.revokedAt) throw new KeyError(`key ${key.id} is revoked: it cannot be rolled`);
+    if (key.expiresAt && key.expiresAt.getTime() <= this.now()) {
+      throw new KeyError(`key ${key.id} expired at ${key.expiresAt.toISOString()}: set a later expiry before rolling it`);
+    }
+    const secret = generateKey();
+    const now = this.now();
+    // SET reads the row as it was: previous_hash takes the secret being replaced. It is kept even
+    // with no overlap, so that the old secret is refused as replaced, not as unknown.
+    const [row] = await this.db.query<Row>(
+      announced(
+        `UPDATE api_key SET hash = $2, prefix = $3, rolled_at = $4, previous_hash = hash, previous_until = $5
+         WHERE id = $1 AND revoked_at IS NULL${owner === undefined ? "" : " AND owner = $6"}`,
+      ),
+      [key.id, hashKey(secret), displayPrefix(secret), new Date(now), new Date(now + overlapMs), ...(owner === undefined ? [] : [owner])],
+    );
+    if (!row) return null;
+    this.forget(key.id);
+    await this.announce();
+    return { key: secret, record: toRecord(row), previousPrefix: key.prefix };
   }
 
   private forget(id: number): void {
@@ -274,15 +427,28 @@ export class KeyStore {
 }
 
 /** Inserts a new key; the returned `key` is the only time the secret exists outside its holder. */
-async function insertKey(db: Pick<Database, "query">, options: CreateKeyOptions): Promise<{ id: number; key: string; prefix: string }> {
+async function insertKey(
+  db: Pick<Database, "query">,
+  options: CreateKeyOptions,
+  now: number,
+): Promise<{ id: number; key: string; prefix: string }> {
   if (!options.name.trim()) throw new KeyError("--name must not be empty");
   checkLimit("per-minute", options.perMinute);
   checkLimit("per-day", options.perDay);
+  checkExpiry(options.expiresAt ?? null, now);
   const key = generateKey();
   const prefix = displayPrefix(key);
   const [row] = await db.query<{ id: number }>(
-    `INSERT INTO api_key (prefix, hash, name, owner, per_minute, per_day) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-    [prefix, hashKey(key), options.name.trim(), options.owner ?? null, options.perMinute ?? null, options.perDay ?? null],
+    `INSERT INTO api_key (prefix, hash, name, owner, per_minute, per_day, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+    [
+      prefix,
+      hashKey(key),
+      options.name.trim(),
+      options.owner ?? null,
+      options.perMinute ?? null,
+      options.perDay ?? null,
+      options.expiresAt ?? null,
+    ],
   );
   return { id: row!.id, key, prefix };
 }
@@ -290,4 +456,10 @@ async function insertKey(db: Pick<Database, "query">, options: CreateKeyOptions)
 function checkLimit(name: string, value: number | null | undefined): void {
   if (value === null || value === undefined) return;
   if (!Number.isSafeInteger(value) || value < 1) throw new KeyError(`--${name} must be a positive integer`);
+}
+
+function checkExpiry(expiresAt: Date | null, now: number): void {
+  if (expiresAt === null) return;
+  if (Number.isNaN(expiresAt.getTime())) throw new KeyError("--expires is not a date");
+  if (expiresAt.getTime() <= now) throw new KeyError(`--expires must be in the future, got ${expiresAt.toISOString()}`);
 }

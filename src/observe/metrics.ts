@@ -79,7 +79,7 @@ export const rateLimitRefusals = new Counter({
 
 export const authFailures = new Counter({
   name: "gateway_auth_failures_total",
-  help: "Requests refused with 401, by surface and reason (missing, malformed, or an unknown or revoked key).",
+  help: "Requests refused with 401, by surface and reason (missing, malformed, invalid: an unknown or revoked key, expired, or rolled: an old secret after its overlap).",
   labelNames: ["surface", "reason"] as const,
   registers: [registry],
 });

@@ -43,8 +43,22 @@ export interface ApiKeyGuard {
   outcomeOf(request: Request): KeyOutcome | undefined;
 }
 
-/** Why a request's key was refused: 401 (`missing`, `malformed`, `invalid`), 429 (a window, or `failed_checks`), or 503/500. */
-export type KeyRefusal = "missing" | "malformed" | "invalid" | "minute" | "day" | "failed_checks" | "unavailable" | "error";
+/**
+ * Why a request's key was refused: 401 (`missing`, `malformed`, `invalid`,
+ * `expired`, or `rolled`: an old secret after its overlap), 429 (a window,
+ * or `failed_checks`), or 503/500.
+ */
+export type KeyRefusal =
+  | "missing"
+  | "malformed"
+  | "invalid"
+  | "expired"
+  | "rolled"
+  | "minute"
+  | "day"
+  | "failed_checks"
+  | "unavailable"
+  | "error";
 
 /** What checking a request's key found: the key's id when it was valid, and the refusal if there was one. */
 export interface KeyOutcome {
@@ -148,17 +162,22 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
         "www-authenticate": challenge("invalid_request", message),
       });
     }
-    let key: Awaited<ReturnType<ApiKeyOptions["keys"]["verify"]>>;
     let decision: Awaited<ReturnType<ApiKeyOptions["limits"]["take"]>>;
     try {
-      key = await options.keys.verify(presented.key);
-      if (!key) {
+      const verified = await options.keys.verify(presented.key);
+      if ("refused" in verified) {
         await fail();
-        const message = `invalid or revoked API key; ${howToGetAKey()}`;
-        return refuse("invalid", 401, message, "UNAUTHENTICATED", {
+        const message =
+          verified.refused === "expired"
+            ? `this API key expired at ${verified.at.toISOString()}; its holder can set a later expiry or create another key; ${howToGetAKey()}`
+            : verified.refused === "rolled"
+              ? `this API key's secret was replaced by a new one (rolled) and stopped working at ${verified.at.toISOString()}: use the new secret; ${howToGetAKey()}`
+              : `invalid or revoked API key; ${howToGetAKey()}`;
+        return refuse(verified.refused, 401, message, "UNAUTHENTICATED", {
           "www-authenticate": challenge("invalid_token", message),
         });
       }
+      const { key } = verified;
       outcome.keyId = key.id;
       decision = await options.limits.take(key.id, key);
     } catch (error) {

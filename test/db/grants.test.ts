@@ -98,7 +98,9 @@ describe("npm run db:grants", () => {
     try {
       const missing = await asRole("uedu no grants");
       expect(missing).toContain("SELECT on course");
-      expect(missing).toContain("UPDATE (last_used_at, revoked_at) on api_key");
+      expect(missing).toContain(
+        "UPDATE (last_used_at, revoked_at, expires_at, hash, prefix, rolled_at, previous_hash, previous_until) on api_key",
+      );
       expect(missing).toContain("USAGE on sequence usage_coordinate_id_seq");
       expect(missing).not.toContainEqual(expect.stringMatching(/^(INSERT|UPDATE|DELETE)\b.* on (course|university|paper)$/));
     } finally {

@@ -114,4 +114,64 @@ describe("npm run keys", () => {
     expect(unknown.stderr).toBe('keys: no API key with id or prefix "99"\n');
     expect(unknown.stdout).toBe("");
   });
+
+  it("expiry and roll: create --expires, list --expiring, set-expiry, roll --overlap; bad values exit 1 or 2", {
+    timeout: 240_000,
+  }, async () => {
+    const [created, badWhen, badOverlap, badExpiring, noExpires, past] = await Promise.all([
+      keys(["create", "--name", "expiring", "--expires", "3d", "--json"]),
+      keys(["create", "--name", "x", "--expires", "soon"]),
+      keys(["roll", "1", "--overlap", "8d"]),
+      keys(["list", "--expiring", "week"]),
+      keys(["set-expiry", "1"]),
+      keys(["create", "--name", "x", "--expires", "2020-01-01"]),
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const key = JSON.parse(lines(created.stdout).at(-1)!) as { id: number; key: string; prefix: string };
+    expect(badWhen.code).toBe(1);
+    expect(badWhen.stderr).toBe(
+      'keys: --expires must be a date (2027-01-31), an instant (2027-01-31T12:00:00Z), a duration (30d) or never, got "soon"\n',
+    );
+    expect(badOverlap.code).toBe(1);
+    expect(badOverlap.stderr).toBe('keys: --overlap must be none or a duration of at most 7d (1h, 24h, 7d), got "8d"\n');
+    expect(badExpiring.code).toBe(1);
+    expect(badExpiring.stderr).toBe('keys: --expiring must be a duration (7d, 12h), got "week"\n');
+    expect(noExpires.code).toBe(2);
+    expect(noExpires.stderr).toContain("--expires is required");
+    expect(past.code).toBe(1);
+    expect(past.stderr).toBe("keys: --expires must be in the future, got 2020-01-01T00:00:00.000Z\n");
+
+    // Listed among those expiring within 7 days, not within 2.
+    const [week, twoDays] = await Promise.all([keys(["list", "--expiring", "7d"]), keys(["list", "--expiring", "2d"])]);
+    expect(week.code, week.stderr).toBe(0);
+    expect(lines(week.stdout).map((l) => l.split("\t")[0])).toEqual([String(key.id)]);
+    expect(row(week.stdout, key.id)).toMatch(/\texpires \d{4}-\d\d-\d\dT[\d:.]+Z\t/);
+    expect(twoDays.stdout).toBe("no active key expires within 2d\n");
+
+    // Rolled with an overlap: a new secret for the same key, printed once, with the old one's end.
+    const rolled = await keys(["roll", key.prefix, "--overlap", "1h", "--json"]);
+    expect(rolled.code, rolled.stderr).toBe(0);
+    const roll = JSON.parse(lines(rolled.stdout).at(-1)!) as Record<string, string | number>;
+    expect(Object.keys(roll)).toEqual(["id", "key", "prefix", "previous_prefix", "previous_until"]);
+    expect(roll.id).toBe(key.id);
+    expect(roll.key).not.toBe(key.key);
+    expect(roll.prefix).toBe(String(roll.key).slice(0, 13));
+    expect(roll.previous_prefix).toBe(key.prefix);
+    expect(Date.parse(String(roll.previous_until)) - Date.now()).toBeGreaterThan(50 * 60_000);
+
+    // set-expiry never: no longer expiring; listed with its new prefix; no secret printed.
+    const never = await keys(["set-expiry", String(key.id), "--expires", "never"]);
+    expect(never.code, never.stderr).toBe(0);
+    expect(never.stdout).toContain(`${roll.prefix}…`);
+    expect(never.stdout).toContain("\texpires never\t");
+    for (const run of [week, never]) {
+      expect(run.stdout).not.toContain(key.key.slice(13));
+      expect(run.stdout).not.toContain(String(roll.key).slice(13));
+    }
+    const human = await keys(["roll", String(key.id)]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain(`Rolled key ${key.id}: ${roll.prefix}… is now`);
+    expect(human.stdout).toContain("The old secret stopped working now.");
+    expect(human.stdout).toMatch(/\n\s+uedu_[0-9A-Za-z]{40}\n/);
+  });
 });

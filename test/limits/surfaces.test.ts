@@ -33,7 +33,11 @@ interface Answer {
 let t: TestGateway;
 const logLines: string[] = [];
 const collected: Answer[] = [];
-const keys: Record<"main" | "headers" | "mcpCount" | "revoked" | "budget" | "limited" | "graphqlLimited", string> = {} as never;
+const keys: Record<
+  "main" | "headers" | "mcpCount" | "revoked" | "expired" | "rolledOld" | "rolledNew" | "budget" | "limited" | "graphqlLimited",
+  string
+> = {} as never;
+const EXPIRED_AT = new Date(Date.now() - 86_400_000);
 const unknownKey = generateKey();
 
 beforeAll(async () => {
@@ -47,6 +51,13 @@ beforeAll(async () => {
   keys.headers = (await store.create({ name: "headers" })).key;
   keys.mcpCount = (await store.create({ name: "mcp-count" })).key;
   await store.revoke("2");
+  // Made by a store whose clock is two days back, so that its expiry could be set then.
+  keys.expired = (
+    await new KeyStore(db, { now: () => EXPIRED_AT.getTime() - 86_400_000 }).create({ name: "expired", expiresAt: EXPIRED_AT })
+  ).key;
+  const rolled = await store.create({ name: "rolled" });
+  keys.rolledOld = rolled.key;
+  keys.rolledNew = (await store.roll(String(rolled.id), 0)).key;
   const limits = new RateLimits({ defaults: { perMinute: 60, perDay: 10_000 }, now: () => NOW });
   const log = pino({ level: "trace" }, { write: (line: string) => void logLines.push(line) });
   t = await testGateway(canaryExport(), {
@@ -147,11 +158,23 @@ describe("401 on every surface, in its own shape", () => {
     ["malformed header (short key)", { authorization: "Bearer uedu_short" }, "invalid_request", "malformed"],
     ["unknown key", { key: unknownKey }, "invalid_token", "invalid or revoked"],
     ["revoked key", { key: "revoked" }, "invalid_token", "invalid or revoked"],
+    [
+      "expired key",
+      { key: "expired" },
+      "invalid_token",
+      `this API key expired at ${EXPIRED_AT.toISOString()}; its holder can set a later expiry`,
+    ],
+    [
+      "a rolled key's old secret",
+      { key: "rolledOld" },
+      "invalid_token",
+      "secret was replaced by a new one (rolled) and stopped working at",
+    ],
   ];
   for (const surface of Object.keys(SURFACES) as Surface[]) {
     for (const [name, init, error, words] of cases) {
       it(`${surface}: ${name}`, async () => {
-        const key = init.key === "revoked" ? keys.revoked : init.key;
+        const key = init.key && init.key in keys ? keys[init.key as keyof typeof keys] : init.key;
         const answer = await SURFACES[surface](key, init.authorization);
         expect(answer.status, answer.text).toBe(401);
         const challenge = /^Bearer realm="[^"]+", error="(\w+)", error_description="([^"\\]+)"$/.exec(
@@ -165,6 +188,13 @@ describe("401 on every surface, in its own shape", () => {
       });
     }
   }
+
+  it("a rolled key's new secret works on every surface", async () => {
+    for (const surface of Object.keys(SURFACES) as Surface[]) {
+      const answer = await SURFACES[surface](keys.rolledNew);
+      expect(answer.status, `${surface}: ${answer.text}`).toBe(200);
+    }
+  });
 
   it("a missing resource without a key is 401, not 404", async () => {
     const answer = await rest("/api/v1/courses/99999");

@@ -1,19 +1,22 @@
 /**
  * `npm run keys -- <command>`: manage API keys (docs/contract.md §7).
  *
- *   create --name N [--owner O] [--per-minute N] [--per-day N] [--json]
- *   list [--json]
+ *   create --name N [--owner O] [--per-minute N] [--per-day N] [--expires WHEN] [--json]
+ *   list [--expiring DURATION] [--json]
  *   revoke <id|prefix>
+ *   roll <id|prefix> [--overlap none|DURATION] [--json]
  *   set-limits <id|prefix> [--per-minute N|default] [--per-day N|default]
+ *   set-expiry <id|prefix> --expires WHEN|never
  *   sign-in-link --owner NAME [--minutes 15] [--json]
  *
- * A created key is printed once; with --json the last line of standard output
- * is {"id":…,"key":"…","prefix":"…"}. A sign-in link to "My API Keys" is
+ * A created (or rolled) key is printed once; with --json the last line of
+ * standard output is {"id":…,"key":"…","prefix":"…"} (a roll adds
+ * "previous_prefix" and "previous_until"). A sign-in link to "My API Keys" is
  * printed once too (with --json: {"url":…,"expires_at":…}); it works once.
  * Nothing else ever prints a secret.
  */
 import { type CommandLine, readArgs } from "../args.js";
-import { KeyError, KeyStore, type KeyRecord } from "../../keys/store.js";
+import { KeyError, KeyStore, type KeyRecord, MAX_OVERLAP_MS } from "../../keys/store.js";
 import { issueSignInToken, MAX_LINK_MINUTES } from "../../account/sessions.js";
 import { loadConfig } from "../../config.js";
 import { publishKeyChangeOnce } from "../../keys/redis-changes.js";
@@ -22,14 +25,25 @@ import { answerUsage, type Command, type CommandSpec } from "../command.js";
 
 const LINE = {
   name: "keys",
-  usage: `usage: npm run keys -- create --name NAME [--owner O] [--per-minute N] [--per-day N] [--json]
-       npm run keys -- list [--json]
+  usage: `usage: npm run keys -- create --name NAME [--owner O] [--per-minute N] [--per-day N] [--expires WHEN] [--json]
+       npm run keys -- list [--expiring DURATION] [--json]
        npm run keys -- revoke <id|prefix>
+       npm run keys -- roll <id|prefix> [--overlap none|DURATION] [--json]
        npm run keys -- set-limits <id|prefix> [--per-minute N|default] [--per-day N|default]
+       npm run keys -- set-expiry <id|prefix> --expires WHEN|never
        npm run keys -- sign-in-link --owner NAME [--minutes 15] [--json]
 
-Creates, lists and revokes API keys, and sets a key's own limits. A created
-key is printed once; only its SHA-256 hash is stored.
+Creates, lists, rolls and revokes API keys, and sets a key's own limits and
+expiry. A created or rolled key is printed once; only its SHA-256 hash is
+stored.
+
+WHEN is a date (2027-01-31, 00:00 UTC), an instant (2027-01-31T12:00:00Z) or a
+DURATION from now; a DURATION is a number and a unit, s, m, h or d (30d, 12h).
+list --expiring 7d lists the active keys that expire within 7 days.
+
+roll gives the key a new secret; everything else stays (id, name, limits,
+history). The old secret keeps working for --overlap (default none, at most
+7d), then is refused on every gateway.
 
 sign-in-link prints a one-time link that signs the account holder NAME in to
 "My API Keys" (PUBLIC_URL/account/…), where they create, see and revoke the
@@ -40,12 +54,17 @@ keys whose owner is NAME. It works once, for --minutes (1 to 1440, default 15).`
     "per-minute": { type: "string" },
     "per-day": { type: "string" },
     minutes: { type: "string" },
+    expires: { type: "string" },
+    expiring: { type: "string" },
+    overlap: { type: "string" },
     json: { type: "boolean", default: false },
   },
   positionals: { min: 1, max: 2 },
 } satisfies CommandLine;
 
-const COMMANDS = ["create", "list", "revoke", "set-limits", "sign-in-link"];
+const COMMANDS = ["create", "list", "revoke", "roll", "set-limits", "set-expiry", "sign-in-link"];
+/** The commands that name one key. */
+const ON_A_KEY = ["revoke", "roll", "set-limits", "set-expiry"];
 
 class UsageError extends Error {}
 
@@ -59,10 +78,42 @@ function limit(name: string, value: string | undefined): number | null | undefin
   return Number(value);
 }
 
-function describe(k: KeyRecord): string {
-  const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active";
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** A DURATION (`30d`, `12h`, `90m`, `45s`) in ms, or undefined if `text` is not one. */
+function duration(text: string): number | undefined {
+  const match = /^(\d{1,6})([smhd])$/.exec(text);
+  return match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : undefined;
+}
+
+/** A WHEN: a date (00:00 UTC), an instant with its zone, or a DURATION from `now`; `never` is null. */
+function when(text: string | undefined, now: number): Date | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === "never") return null;
+  const ms = duration(text);
+  if (ms !== undefined) return new Date(now + ms);
+  const date = /^\d{4}-\d\d-\d\d$/.test(text)
+    ? new Date(`${text}T00:00:00Z`)
+    : /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,3})?)?(Z|[+-]\d\d:\d\d)$/.test(text)
+      ? new Date(text)
+      : undefined;
+  if (!date || Number.isNaN(date.getTime())) {
+    throw new KeyError(
+      `--expires must be a date (2027-01-31), an instant (2027-01-31T12:00:00Z), a duration (30d) or never, got ${JSON.stringify(text)}`,
+    );
+  }
+  return date;
+}
+
+function describe(k: KeyRecord, now = Date.now()): string {
+  const state = k.revokedAt
+    ? `revoked ${k.revokedAt.toISOString()}`
+    : k.expiresAt && k.expiresAt.getTime() <= now
+      ? `expired ${k.expiresAt.toISOString()}`
+      : "active";
   const limits = `${k.perMinute ?? "default"}/min ${k.perDay ?? "default"}/day`;
-  return `${k.id}\t${k.prefix}…\t${k.name}\t${k.owner ?? "-"}\t${state}\t${limits}\tlast used ${k.lastUsedAt?.toISOString() ?? "never"}`;
+  const expires = `expires ${k.expiresAt?.toISOString() ?? "never"}`;
+  return `${k.id}\t${k.prefix}…\t${k.name}\t${k.owner ?? "-"}\t${state}\t${limits}\t${expires}\tlast used ${k.lastUsedAt?.toISOString() ?? "never"}`;
 }
 
 const keysCli: Command = async (args, io, withDatabase) => {
@@ -72,8 +123,18 @@ const keysCli: Command = async (args, io, withDatabase) => {
   const [command, ref] = positionals as [string, string | undefined];
   try {
     if (!COMMANDS.includes(command)) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
-    if ((command === "revoke" || command === "set-limits") !== (ref !== undefined)) throw new UsageError();
+    if (ON_A_KEY.includes(command) !== (ref !== undefined)) throw new UsageError();
     if (command === "create" && values.name === undefined) throw new UsageError("--name is required");
+    if (command === "set-expiry" && values.expires === undefined) throw new UsageError("--expires is required");
+    const expiresAt = when(values.expires, Date.now());
+    const overlap = values.overlap === undefined || values.overlap === "none" ? 0 : duration(values.overlap);
+    if (overlap === undefined || overlap > MAX_OVERLAP_MS) {
+      throw new KeyError(`--overlap must be none or a duration of at most 7d (1h, 24h, 7d), got ${JSON.stringify(values.overlap)}`);
+    }
+    const expiring = values.expiring === undefined ? undefined : duration(values.expiring);
+    if (values.expiring !== undefined && expiring === undefined) {
+      throw new KeyError(`--expiring must be a duration (7d, 12h), got ${JSON.stringify(values.expiring)}`);
+    }
     const owner = values.owner?.trim();
     if (command === "sign-in-link" && !owner) throw new UsageError("--owner is required");
     const ownerProblem = owner === undefined ? undefined : textProblem(owner);
@@ -96,7 +157,7 @@ const keysCli: Command = async (args, io, withDatabase) => {
       });
       switch (command) {
         case "create": {
-          const created = await keys.create({ name: values.name!, owner, perMinute, perDay });
+          const created = await keys.create({ name: values.name!, owner, perMinute, perDay, expiresAt });
           if (values.json) {
             io.out(`${JSON.stringify(created)}\n`);
           } else {
@@ -107,11 +168,31 @@ const keysCli: Command = async (args, io, withDatabase) => {
           return 0;
         }
         case "list": {
-          const all = await keys.list();
+          const all = expiring === undefined ? await keys.list() : await keys.listExpiring(expiring);
+          const none = expiring === undefined ? "no API keys\n" : `no active key expires within ${values.expiring}\n`;
           if (values.json) io.out(`${JSON.stringify(all)}\n`);
-          else io.out(all.length ? `${all.map(describe).join("\n")}\n` : "no API keys\n");
+          else io.out(all.length ? `${all.map((k) => describe(k)).join("\n")}\n` : none);
           return 0;
         }
+        case "roll": {
+          const rolled = await keys.roll(ref!, overlap);
+          const until = rolled.record.previousUntil!.toISOString();
+          if (values.json) {
+            io.out(
+              `${JSON.stringify({ id: rolled.record.id, key: rolled.key, prefix: rolled.record.prefix, previous_prefix: rolled.previousPrefix, previous_until: until })}\n`,
+            );
+          } else {
+            const old = overlap === 0 ? "stopped working now" : `works until ${until}, then stops on every gateway`;
+            io.out(
+              `Rolled key ${rolled.record.id}: ${rolled.previousPrefix}… is now ${rolled.record.prefix}…. The old secret ${old}. ` +
+                `The new one is shown this once and cannot be recovered:\n\n  ${rolled.key}\n\n`,
+            );
+          }
+          return 0;
+        }
+        case "set-expiry":
+          io.out(`expiry set: ${describe(await keys.setExpiry(ref!, expiresAt!))}\n`);
+          return 0;
         case "revoke":
           io.out(`revoked: ${describe(await keys.revoke(ref!))}\n`);
           return 0;

@@ -15,6 +15,46 @@ const KEYS_TITLE = "My API Keys";
 const n = (value: number) => value.toLocaleString("en-US");
 const when = (date: Date | null) =>
   date ? `<time datetime="${date.toISOString()}">${html(date.toISOString().slice(0, 16).replace("T", " "))} UTC</time>` : "never";
+const DAY_MS = 86_400_000;
+/** How long before its expiry a key is shown with a warning. */
+export const EXPIRY_WARNING_MS = 7 * DAY_MS;
+
+/** The expiries a holder chooses from, from now (null: never), by the form's value. */
+export const EXPIRY_CHOICES: Record<string, { label: string; ms: number | null }> = {
+  never: { label: "No expiry", ms: null },
+  "7d": { label: "7 days", ms: 7 * DAY_MS },
+  "30d": { label: "30 days", ms: 30 * DAY_MS },
+  "90d": { label: "90 days", ms: 90 * DAY_MS },
+  "365d": { label: "1 year", ms: 365 * DAY_MS },
+};
+
+/** How long an old secret keeps working after a roll, by the form's value. */
+export const OVERLAP_CHOICES: Record<string, { label: string; ms: number }> = {
+  none: { label: "none: it stops now", ms: 0 },
+  "1h": { label: "1 hour", ms: 3_600_000 },
+  "24h": { label: "24 hours", ms: DAY_MS },
+  "7d": { label: "7 days", ms: 7 * DAY_MS },
+};
+
+const options = (choices: Record<string, { label: string }>) =>
+  Object.entries(choices)
+    .map(([value, { label }]) => `<option value="${value}">${html(label)}</option>`)
+    .join("");
+
+/** A key's expiry as its row shows it: never, the instant, and a warning in its last days. */
+function expiryCell(key: KeyRecord, now: number): string {
+  if (!key.expiresAt) return "never";
+  if (key.revokedAt || !expiresSoon(key, now)) return when(key.expiresAt);
+  const days = Math.ceil((key.expiresAt.getTime() - now) / DAY_MS);
+  return `${when(key.expiresAt)} <strong class="warn">expires in ${days === 1 ? "less than a day" : `${days} days`}</strong>`;
+}
+
+const isExpired = (key: KeyRecord, now: number) => key.expiresAt !== null && key.expiresAt.getTime() <= now;
+
+/** Whether a key expires within EXPIRY_WARNING_MS, and has not yet. */
+const expiresSoon = (key: KeyRecord, now: number) =>
+  key.expiresAt !== null && key.expiresAt.getTime() > now && key.expiresAt.getTime() - now <= EXPIRY_WARNING_MS;
+
 const csrfField = (session: AccountSession) => `<input type="hidden" name="csrf" value="${html(session.csrf)}">`;
 
 const STYLE = `<style>
@@ -32,6 +72,11 @@ const STYLE = `<style>
   .notice { padding: 10px 14px; border-radius: 6px; border: 1px solid var(--line); background: var(--soft); margin: 16px 0; }
   .notice.error { border-color: #c0392b; background: #fdf0ee; }
   .notice.created { border-color: #1e8449; background: #eefaf2; }
+  .notice.warning, tr.warn td { border-color: #b9770e; background: #fff8e6; }
+  strong.warn { display: block; color: #7e5109; font-size: 13px; }
+  select { padding: 4px 6px; font: inherit; border: 1px solid var(--line); border-radius: 4px; }
+  dl.key { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; }
+  dl.key dt { color: var(--muted); }
   .secret { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
   .secret code { font-size: 15px; padding: 6px 8px; background: #fff; border: 1px solid var(--line); border-radius: 4px; word-break: break-all; }
   form.inline { display: inline; }
@@ -60,24 +105,31 @@ export interface KeysPageOptions {
   usage?: Map<number, KeyUsage> | undefined;
   defaults: Limits;
   maxKeys: number;
-  /** A key created by this request, shown this once. */
-  created?: { key: string; prefix: string; name: string };
+  /** A key created (or rolled: with the old secret's end) by this request, shown this once. */
+  created?: { key: string; prefix: string; name: string; rolled?: { previousPrefix: string; until: Date; overlap: boolean } };
+  /** The clock, in epoch ms: what has expired, and what expires soon. */
+  now?: number;
   /** A message about what this request did. */
   notice?: { kind: "error" | "info"; text: string };
 }
 
 export function keysPage(o: KeysPageOptions): string {
+  const now = o.now ?? Date.now();
   const active = o.keys.filter((k) => !k.revokedAt).length;
+  const expiringSoon = o.keys.filter((k) => !k.revokedAt && expiresSoon(k, now));
   const rows = o.keys
     .map((k) => {
       const used = o.usedToday.get(k.id);
       const perDay = k.perDay ?? o.defaults.perDay;
-      const status = k.revokedAt ? `revoked ${when(k.revokedAt)}` : "active";
+      const status = k.revokedAt ? `revoked ${when(k.revokedAt)}` : isExpired(k, now) ? `expired ${when(k.expiresAt)}` : "active";
       const action = k.revokedAt
         ? ""
-        : `<a class="button quiet" href="/account/keys/${k.id}/revoke" data-revoke="${html(k.prefix)}" style="background:transparent;color:#c0392b;border-color:#c0392b">Revoke…</a>`;
-      return `<tr class="${k.revokedAt ? "revoked" : "active"}" data-prefix="${html(k.prefix)}">
+        : `<a class="button quiet" href="/account/keys/${k.id}" data-manage="${html(k.prefix)}">Manage…</a>
+<a class="button quiet" href="/account/keys/${k.id}/revoke" data-revoke="${html(k.prefix)}" style="background:transparent;color:#c0392b;border-color:#c0392b">Revoke…</a>`;
+      const rowClass = k.revokedAt ? "revoked" : expiringSoon.includes(k) ? "active warn" : "active";
+      return `<tr class="${rowClass}" data-prefix="${html(k.prefix)}">
 <td>${html(k.name)}</td><td><code>${html(k.prefix)}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
+<td class="expires">${expiryCell(k, now)}</td>
 <td>${n(k.perMinute ?? o.defaults.perMinute)}${k.perMinute === null ? ' <span class="muted">(default)</span>' : ""}</td>
 <td>${n(perDay)}${k.perDay === null ? ' <span class="muted">(default)</span>' : ""}</td>
 <td class="today">${k.revokedAt ? "—" : used === null || used === undefined ? "unknown" : `${n(used)} of ${n(perDay)}`}</td>
@@ -85,9 +137,15 @@ export function keysPage(o: KeysPageOptions): string {
 <td class="status">${status}</td><td>${action}</td></tr>${deprecatedRow(k, o.usage?.get(k.id))}`;
     })
     .join("\n");
+  const rolled = o.created?.rolled;
+  const heading = rolled
+    ? `<strong>The new secret of your key “${html(o.created!.name)}”.</strong> The old one (<code>${html(rolled.previousPrefix)}…</code>) ${
+        rolled.overlap ? `works until ${when(rolled.until)}, then stops everywhere` : "stopped working now"
+      }.`
+    : `<strong>Your new key “${html(o.created?.name ?? "")}”.</strong>`;
   const created = o.created
     ? `<div class="notice created" id="created" role="status">
-<p><strong>Your new key “${html(o.created.name)}”.</strong> Copy it now: <strong>it cannot be shown again</strong>. Only its SHA-256 hash is stored; if you lose it, create another and revoke this one.</p>
+<p>${heading} Copy it now: <strong>it cannot be shown again</strong>. Only its SHA-256 hash is stored; if you lose it, roll the key or create another.</p>
 <div class="secret"><code id="new-key">${html(o.created.key)}</code><button type="button" id="copy-key">Copy</button></div>
 </div>
 <script>
@@ -98,24 +156,31 @@ document.getElementById("copy-key").addEventListener("click", async (event) => {
 </script>`
     : "";
   const notice = o.notice ? `<div class="notice ${o.notice.kind}" role="status">${html(o.notice.text)}</div>` : "";
+  const warning = expiringSoon.length
+    ? `<div class="notice warning" id="expiring" role="status">${
+        expiringSoon.length === 1 ? "One key expires" : `${n(expiringSoon.length)} keys expire`
+      } within 7 days: ${expiringSoon.map((k) => `“${html(k.name)}” (<code>${html(k.prefix)}…</code>) ${when(k.expiresAt)}`).join(", ")}.
+Set a later expiry on its Manage page, or move its programs to another key.</div>`
+    : "";
   const form =
     active >= o.maxKeys
       ? `<p class="muted">You hold ${n(o.maxKeys)} active keys, the most an account may hold. Revoke one to create another.</p>`
       : `<form method="post" action="/account/keys" id="create-key">${csrfField(o.session)}
 <label for="key-name">New key’s name</label> <input type="text" id="key-name" name="name" maxlength="100" required placeholder="e.g. course dashboard">
+<label for="key-expires">expires after</label> <select id="key-expires" name="expires">${options(EXPIRY_CHOICES)}</select>
 <button type="submit">Create key</button></form>`;
   return accountPage(
     KEYS_TITLE,
     `<h1>${KEYS_TITLE}</h1>
 ${whoBar(o.session)}
-${created}${notice}
+${created}${notice}${warning}
 <p>Send a key as <code>Authorization: Bearer &lt;API_KEY&gt;</code> to <a href="/api/v1">REST</a>, <a href="/graphql">GraphQL</a> and MCP.
 Each key may make the requests a minute and a day shown below; a higher quota comes from the platform administrator.
 You may hold ${n(o.maxKeys)} active keys.</p>
 ${form}
 ${
   o.keys.length
-    ? `<table id="keys"><thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th>Per minute</th><th>Per day</th><th>Today</th><th>Last ${USAGE_DAYS} days</th><th>Status</th><th></th></tr></thead>
+    ? `<table id="keys"><thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th>Expires</th><th>Per minute</th><th>Per day</th><th>Today</th><th>Last ${USAGE_DAYS} days</th><th>Status</th><th></th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>`
@@ -153,7 +218,36 @@ function deprecatedRow(key: KeyRecord, usage: KeyUsage | undefined): string {
         `<li><code>${html(d.coordinate)}</code>: ${html(d.reason)} ${n(d.requests)} requests, last ${when(new Date(d.lastUsed))}.</li>`,
     )
     .join("");
-  return `\n<tr class="deprecated-uses" data-prefix="${html(key.prefix)}"><td colspan="10"><strong>Uses what is deprecated</strong> (it will be removed; see the changelog):<ul>${items}</ul></td></tr>`;
+  return `\n<tr class="deprecated-uses" data-prefix="${html(key.prefix)}"><td colspan="11"><strong>Uses what is deprecated</strong> (it will be removed; see the changelog):<ul>${items}</ul></td></tr>`;
+}
+
+/** One key's page: what it is, a new expiry, and a roll to a new secret. */
+export function managePage(session: AccountSession, key: KeyRecord, notice?: string, now = Date.now()): string {
+  const previous = key.rolledAt
+    ? `<dt>Rolled</dt><dd>${when(key.rolledAt)}; the old secret ${
+        key.previousUntil && key.previousUntil.getTime() > now ? `works until ${when(key.previousUntil)}` : "no longer works"
+      }</dd>`
+    : "";
+  return accountPage(
+    `Manage “${key.name}”`,
+    `<h1>Manage “${html(key.name)}”</h1>
+${whoBar(session)}
+${notice ? `<div class="notice info" role="status" id="saved">${html(notice)}</div>` : ""}
+<dl class="key"><dt>Key</dt><dd><code>${html(key.prefix)}…</code></dd><dt>Created</dt><dd>${when(key.createdAt)}</dd>
+<dt>Expires</dt><dd id="expiry">${expiryCell(key, now)}</dd>${previous}</dl>
+<h2>Expiry</h2>
+<p>An expired key is refused on every surface with a message that says it expired. You can change the expiry at any time.</p>
+<form method="post" action="/account/keys/${key.id}/expiry" id="set-expiry">${csrfField(session)}
+<label for="expires">New expiry, from now</label> <select id="expires" name="expires">${options(EXPIRY_CHOICES)}</select>
+<button type="submit">Set expiry</button></form>
+<h2>Roll the secret</h2>
+<p>Rolling gives this key a new secret, shown once. Its name, limits, expiry and history stay. The old secret keeps working
+for the overlap you choose, while you put the new one in your programs, then is refused everywhere. If the key leaked, choose none.</p>
+<form method="post" action="/account/keys/${key.id}/roll" id="roll-key">${csrfField(session)}
+<label for="overlap">The old secret keeps working for</label> <select id="overlap" name="overlap">${options(OVERLAP_CHOICES)}</select>
+<button type="submit">Roll the secret</button></form>
+<p><a href="/account/keys">Back to ${KEYS_TITLE}</a></p>`,
+  );
 }
 
 /** The confirmation before a revocation. */

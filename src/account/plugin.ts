@@ -9,8 +9,9 @@
  * them, must be this service's, and a signed-in form must carry the session's
  * CSRF token; otherwise 403. Answers are never stored by caches.
  *
- * Creations, revocations, sign-ins and sign-outs are logged (`audit`) with
- * the account and the key's prefix: never a key, a token or a cookie.
+ * Creations, revocations, rolls, expiry changes, sign-ins and sign-outs are
+ * logged (`audit`) with the account and the key's prefix: never a key, a
+ * token or a cookie.
  */
 import { parse as parseCookies, serialize as serializeCookie } from "cookie";
 import type { Plugin } from "graphql-yoga";
@@ -21,14 +22,25 @@ import { KeyError, KeyQuotaError, type KeyStore } from "../keys/store.js";
 import type { Limits, RateLimits } from "../limits/rate-limits.js";
 import type { OidcFlow, OidcSignIn } from "./oidc.js";
 import type { KeyUsage } from "../usage/report.js";
-import { keysPage, type KeysPageOptions, linkPage, linkRefusedPage, problemPage, revokePage, signInPage } from "./pages.js";
+import {
+  EXPIRY_CHOICES,
+  keysPage,
+  type KeysPageOptions,
+  linkPage,
+  linkRefusedPage,
+  managePage,
+  OVERLAP_CHOICES,
+  problemPage,
+  revokePage,
+  signInPage,
+} from "./pages.js";
 import type { AccountSession, AccountSessions } from "./sessions.js";
 
 export interface AccountOptions {
   /** Sign-in links and sessions. */
   sessions: AccountSessions;
   /** The keys an account owns. */
-  keys: Pick<KeyStore, "listOwned" | "createOwned" | "revokeOwned" | "findOwned">;
+  keys: Pick<KeyStore, "listOwned" | "createOwned" | "revokeOwned" | "findOwned" | "rollOwned" | "setExpiryOwned">;
   /** Where today's count of each key is read. */
   limits: Pick<RateLimits, "usedToday">;
   /** The limits of a key that has none of its own. */
@@ -62,6 +74,13 @@ const FLOW_SECONDS = 600;
 const MAX_FORM_BYTES = 8 * 1024;
 /** Longest key name. */
 const MAX_KEY_NAME = 100;
+
+const EXPIRY_PROBLEM = `Choose an expiry: ${Object.keys(EXPIRY_CHOICES).join(", ")}.`;
+const OVERLAP_NAMES = Object.keys(OVERLAP_CHOICES).join(", ");
+
+/** The entry of `choices` that a form's value names (never an inherited property), or undefined. */
+const chosen = <T>(choices: Record<string, T>, value: string | null): T | undefined =>
+  value !== null && Object.hasOwn(choices, value) ? choices[value] : undefined;
 
 /** Where a sign-in may send the browser afterwards: a path of this surface, nothing else (no open redirect). */
 function safeNext(next: string | null | undefined): string {
@@ -166,12 +185,16 @@ export function useAccount(options: AccountOptions): Plugin {
       };
 
       try {
-        const revoke = /^\/account\/keys\/(\d{1,9})\/revoke$/.exec(path);
-        const route = revoke ? "/account/keys/{id}/revoke" : path;
+        const onKey = /^\/account\/keys\/(\d{1,9})(?:\/(revoke|roll|expiry))?$/.exec(path);
+        const revoke = onKey?.[2] === "revoke" ? onKey : null;
+        const route = onKey ? `/account/keys/{id}${onKey[2] ? `/${onKey[2]}` : ""}` : path;
         const allowed: Record<string, string> = {
           "/account": "GET, HEAD",
           "/account/keys": "GET, HEAD, POST",
+          "/account/keys/{id}": "GET, HEAD",
           "/account/keys/{id}/revoke": "GET, HEAD, POST",
+          "/account/keys/{id}/roll": "POST",
+          "/account/keys/{id}/expiry": "POST",
           "/account/sign-in": "GET, HEAD, POST",
           "/account/sign-out": "POST",
           "/account/oidc/start": "GET, HEAD",
@@ -209,6 +232,10 @@ export function useAccount(options: AccountOptions): Plugin {
               }),
             );
           }
+          const expiry = chosen(EXPIRY_CHOICES, form.get("expires") ?? "never");
+          if (!expiry) {
+            return respond(400, await renderKeys(session, { notice: { kind: "error", text: EXPIRY_PROBLEM } }));
+          }
           // rate-limiter-flexible rejects with the limiter's state when the account is over its allowance.
           const refused = await creations.consume(session.account).then(
             () => undefined,
@@ -230,13 +257,73 @@ export function useAccount(options: AccountOptions): Plugin {
           }
           if (refused !== undefined) throw refused;
           try {
-            const created = await keys.createOwned(session.account, name, maxKeys);
-            log?.info({ audit: "key.created", account: session.account, keyId: created.id, prefix: created.prefix }, "API key created");
+            const expiresAt = expiry.ms === null ? null : new Date(Date.now() + expiry.ms);
+            const created = await keys.createOwned(session.account, name, maxKeys, expiresAt);
+            log?.info(
+              { audit: "key.created", account: session.account, keyId: created.id, prefix: created.prefix, expiresAt },
+              "API key created",
+            );
             return respond(201, await renderKeys(session, { created: { key: created.key, prefix: created.prefix, name } }));
           } catch (error) {
             if (!(error instanceof KeyQuotaError)) throw error;
             return respond(409, await renderKeys(session, { notice: { kind: "error", text: error.message } }));
           }
+        }
+
+        if (route === "/account/keys/{id}") {
+          const session = await signedIn();
+          if (!session) return redirect(`/account/sign-in?next=${encodeURIComponent("/account/keys")}`);
+          const key = await keys.findOwned(session.account, Number(onKey![1]));
+          if (!key) return respond(404, problemPage("Not found", "you have no key with that id"));
+          if (key.revokedAt) return redirect("/account/keys");
+          const saved = url.searchParams.get("saved") === "expiry" ? "The new expiry is saved." : undefined;
+          return respond(200, managePage(session, key, saved));
+        }
+
+        if (route === "/account/keys/{id}/expiry") {
+          const { session, form } = await changing();
+          const id = Number(onKey![1]);
+          const expiry = chosen(EXPIRY_CHOICES, form.get("expires"));
+          if (!expiry) return respond(400, problemPage("Refused", EXPIRY_PROBLEM));
+          const key = await keys.setExpiryOwned(session.account, id, expiry.ms === null ? null : new Date(Date.now() + expiry.ms));
+          if (!key) return respond(404, problemPage("Not found", "you have no key with that id"));
+          log?.info(
+            { audit: "key.expiry_set", account: session.account, keyId: key.id, prefix: key.prefix, expiresAt: key.expiresAt },
+            "API key expiry set",
+          );
+          return redirect(`/account/keys/${key.id}?saved=expiry`);
+        }
+
+        if (route === "/account/keys/{id}/roll") {
+          const { session, form } = await changing();
+          const id = Number(onKey![1]);
+          const overlap = chosen(OVERLAP_CHOICES, form.get("overlap"));
+          if (!overlap) return respond(400, problemPage("Refused", `Choose how long the old secret keeps working: ${OVERLAP_NAMES}.`));
+          const rolled = await keys.rollOwned(session.account, id, overlap.ms);
+          if (!rolled) return respond(404, problemPage("Not found", "you have no key with that id"));
+          const { record } = rolled;
+          log?.info(
+            {
+              audit: "key.rolled",
+              account: session.account,
+              keyId: record.id,
+              prefix: record.prefix,
+              previousPrefix: rolled.previousPrefix,
+              previousUntil: record.previousUntil,
+            },
+            "API key rolled",
+          );
+          return respond(
+            201,
+            await renderKeys(session, {
+              created: {
+                key: rolled.key,
+                prefix: record.prefix,
+                name: record.name,
+                rolled: { previousPrefix: rolled.previousPrefix, until: record.previousUntil!, overlap: overlap.ms > 0 },
+              },
+            }),
+          );
         }
 
         if (revoke) {

@@ -3,7 +3,9 @@
  * gateway processes on one PostgreSQL database, each having verified (and
  * cached) the key; the holder revokes it on the first one's page, and the
  * second refuses it within 1 s. So does a revocation by the operator's
- * command, which runs in a process of its own.
+ * command, which runs in a process of its own. A key rolled by the command
+ * keeps its old secret through the overlap on both, and both stop it within
+ * 1 s of the overlap's end.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
@@ -72,4 +74,36 @@ it("revoked by the operator's command, refused by both processes within 1 s", as
   const revokedAt = Date.now();
   expect(done.code, done.stderr).toBe(0);
   for (const elapsed of await refusedAfter([a, b], key, () => revokedAt)) expect(elapsed).toBeLessThan(1_000);
+}, 60_000);
+
+it("a rolled key's old secret works on both processes through the overlap, and stops on both within 1 s of its end", async () => {
+  const { key, id } = await new KeyStore(db).create({ name: "rolled", perMinute: 100_000 });
+  for (const gateway of [a, b]) expect((await request(gateway, "/api/v1/universities", { key })).status).toBe(200);
+  const rolled = await cli("unused", "keys", ["roll", String(id), "--overlap", "5s", "--json"], { env: { DATABASE_URL: db.url } });
+  expect(rolled.code, rolled.stderr).toBe(0);
+  const { key: fresh, previous_until } = JSON.parse(rolled.stdout.trim().split("\n").at(-1)!) as { key: string; previous_until: string };
+  const until = Date.parse(previous_until);
+  for (const gateway of [a, b]) expect((await request(gateway, "/api/v1/universities", { key: fresh })).status).toBe(200);
+  // Each process: the old secret is served until the overlap ends, and refused as rolled within 1 s after.
+  const stops = await Promise.all(
+    [a, b].map(async (gateway) => {
+      for (let served = 0; ; served++) {
+        const sentAt = Date.now();
+        const answer = await request(gateway, "/api/v1/universities", { key });
+        if (answer.status === 401) {
+          expect(answer.text).toContain("was replaced by a new one (rolled)");
+          // It was served for a while first: the overlap was not cut short.
+          expect(served).toBeGreaterThan(0);
+          return sentAt;
+        }
+        expect(answer.status).toBe(200);
+        // Served only while the overlap lasts (the answer may be read after it ends, never sent after).
+        expect(sentAt).toBeLessThan(until);
+        if (Date.now() - until > 5_000) return Number.POSITIVE_INFINITY;
+        await sleep(20);
+      }
+    }),
+  );
+  for (const stop of stops) expect(stop - until).toBeLessThan(1_000);
+  for (const gateway of [a, b]) expect((await request(gateway, "/api/v1/universities", { key: fresh })).status).toBe(200);
 }, 60_000);

@@ -81,7 +81,7 @@ const STYLE = `<style>
   .secret code { font-size: 15px; padding: 6px 8px; background: #fff; border: 1px solid var(--line); border-radius: 4px; word-break: break-all; }
   form.inline { display: inline; }
   button, .button { padding: 5px 12px; font: inherit; cursor: pointer; border-radius: 4px; border: 1px solid var(--brand); background: var(--brand); color: #fff; text-decoration: none; display: inline-block; }
-  button.quiet { background: transparent; color: var(--brand); }
+  button.quiet, a.button.quiet { background: transparent; color: var(--brand); }
   button.danger { border-color: #c0392b; background: #c0392b; }
   input[type=text] { padding: 5px 8px; font: inherit; border: 1px solid var(--line); border-radius: 4px; width: 18em; max-width: 100%; }
 </style>`;

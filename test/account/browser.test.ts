@@ -3,9 +3,10 @@
  * against `npm start`'s entry on a fresh embedded DATA_DIR, as the issue's
  * acceptance says: the operator prints a sign-in link with docs/api-keys.md's own
  * command line; the holder opens it, signs in, creates a key (copied with the
- * button), calls /api/v1/universities with it (200), revokes it after the
- * confirmation, and the next call gets 401. Any request to another host, or
- * any error on a page, fails the test.
+ * button), calls /api/v1/universities with it (200), sets its expiry and
+ * rolls it on its page (both secrets work through the overlap), revokes it
+ * after the confirmation, and the next call gets 401. Any request to another
+ * host, or any error on a page, fails the test.
  */
 import { readFileSync, rmSync } from "node:fs";
 
@@ -49,7 +50,7 @@ describe.skipIf(!present)("My API Keys in a browser, on a fresh npm start", () =
     expect(signInLine).toBe("sign-in-link --owner alice");
   });
 
-  it("link → sign in → create → 200 → revoke → 401", async () => {
+  it("link → sign in → create → 200 → expiry → roll → revoke → 401", async () => {
     // The operator, while the gateway serves, in the gateway's environment: the link is under its address.
     const printed = await cli(join(tmp, "data"), "keys", signInLine!.split(" "), { env: { PORT: new URL(gateway.base).port } });
     expect(printed.code, printed.stderr).toBe(0);
@@ -78,8 +79,9 @@ describe.skipIf(!present)("My API Keys in a browser, on a fresh npm start", () =
     const session = cookies.find((c) => c.name === "uedu_session")!;
     expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/account", secure: false });
 
-    // 2. Create a key: shown once, copied with the button.
+    // 2. Create a key that expires in 7 days: shown once, copied with the button.
     await page.fill("#key-name", "my notebook");
+    await page.selectOption("#key-expires", "7d");
     await Promise.all([page.waitForLoadState("load"), page.click("#create-key button[type=submit]")]);
     const key = (await page.textContent("#new-key"))!;
     expect(key).toMatch(/^uedu_[0-9A-Za-z]{40}$/);
@@ -98,19 +100,47 @@ describe.skipIf(!present)("My API Keys in a browser, on a fresh npm start", () =
     expect(await row.locator("td.status").textContent()).toBe("active");
     expect(await seriousViolations(page), "axe-core on My API Keys with a key").toEqual([]);
     expect(await row.locator("td.today").textContent()).toBe("1 of 10,000");
+    // In its last 7 days: marked, and warned of.
+    expect(await row.locator("td.expires").textContent()).toMatch(/ UTC expires in 7 days$/);
+    expect(await page.textContent("#expiring")).toContain("One key expires within 7 days: “my notebook”");
 
-    // 4. Revoke it, after the confirmation.
-    await Promise.all([page.waitForURL(/\/revoke$/), row.getByText("Revoke…").click()]);
+    // 3b. On its page: a year's expiry, then a roll with an hour's overlap.
+    await Promise.all([page.waitForURL(/\/account\/keys\/\d+$/), row.getByText("Manage…").click()]);
+    expect(await page.textContent("h1")).toBe("Manage “my notebook”");
+    expect(await seriousViolations(page), "axe-core on a key's page").toEqual([]);
+    await page.selectOption("#expires", "365d");
+    await Promise.all([page.waitForURL(/\?saved=expiry$/), page.click("#set-expiry button[type=submit]")]);
+    expect(await page.textContent("#saved")).toBe("The new expiry is saved.");
+    expect(await page.textContent("#expiry")).not.toContain("expires in");
+    await page.selectOption("#overlap", "1h");
+    await Promise.all([page.waitForLoadState("load"), page.click("#roll-key button[type=submit]")]);
+    const rolled = (await page.textContent("#new-key"))!;
+    expect(rolled).toMatch(/^uedu_[0-9A-Za-z]{40}$/);
+    expect(rolled).not.toBe(key);
+    expect(await page.textContent("#created")).toMatch(/The old one \(uedu_\w{8}…\) works until .* UTC, then stops everywhere\./);
+    expect(await seriousViolations(page), "axe-core on a rolled key's new secret").toEqual([]);
+    await page.screenshot({ path: join(SCREENSHOTS, "my-api-keys-rolled.png"), fullPage: true });
+    // Both secrets work through the overlap; the list shows the new prefix.
+    expect((await call(rolled)).status).toBe(200);
+    expect((await call(key)).status).toBe(200);
+    await page.goto(`${gateway.base}/account/keys`);
+    expect(await page.locator(`tr[data-prefix="${rolled.slice(0, 13)}"] td.status`).textContent()).toBe("active");
+
+    // 4. Revoke it, after the confirmation: both secrets stop.
+    const current = page.locator(`tr[data-prefix="${rolled.slice(0, 13)}"]`);
+    await Promise.all([page.waitForURL(/\/revoke$/), current.getByText("Revoke…").click()]);
     expect(await page.textContent("h1")).toBe("Revoke “my notebook”?");
     await Promise.all([page.waitForURL(/\/account\/keys\?revoked=/), page.click("#confirm-revoke")]);
-    expect(await page.textContent("[role=status]")).toContain(`The key ${key.slice(0, 13)}… is revoked.`);
-    expect(await page.locator(`tr[data-prefix="${key.slice(0, 13)}"] td.status`).textContent()).toMatch(/^revoked /);
+    expect(await page.textContent("[role=status]")).toContain(`The key ${rolled.slice(0, 13)}… is revoked.`);
+    expect(await page.locator(`tr[data-prefix="${rolled.slice(0, 13)}"] td.status`).textContent()).toMatch(/^revoked /);
     await page.screenshot({ path: join(SCREENSHOTS, "my-api-keys-revoked.png"), fullPage: true });
 
-    // 5. The next call is refused.
-    const refused = await call(key);
-    expect(refused.status).toBe(401);
-    expect(((await refused.json()) as { error: string }).error).toContain("invalid or revoked API key");
+    // 5. The next call is refused, with either secret.
+    for (const secret of [rolled, key]) {
+      const refused = await call(secret);
+      expect(refused.status).toBe(401);
+      expect(((await refused.json()) as { error: string }).error).toContain("invalid or revoked API key");
+    }
 
     // Sign out: the page asks for a sign-in again.
     await Promise.all([page.waitForURL(`${gateway.base}/`), page.click("#sign-out")]);
@@ -127,7 +157,7 @@ describe.skipIf(!present)("My API Keys in a browser, on a fresh npm start", () =
 
     // The gateway's log holds no key, token or cookie.
     const output = await settledOutput(gateway);
-    for (const secret of [key, link!.split("token=")[1]!, session.value]) expect(output).not.toContain(secret);
+    for (const secret of [key, rolled, link!.split("token=")[1]!, session.value]) expect(output).not.toContain(secret);
   }, 120_000);
 
   it("the link was used: opening it again says so", async () => {

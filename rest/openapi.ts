@@ -255,7 +255,7 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES, operationsDir = 
           bearerFormat: "API key",
           description:
             "An API key created on the 'My API Keys' page, sent as `Authorization: Bearer <API_KEY>`. A missing, malformed, " +
-            "invalid or revoked key gives 401.",
+            "unknown, revoked or expired key, or a rolled key's old secret after its overlap, gives 401 with a message that says which.",
         },
       },
       headers: {
@@ -307,9 +307,12 @@ export function buildOpenApi(routes: readonly Route[] = ROUTES, operationsDir = 
             "like `page_size must be an integer from 1 to 100`.",
           rateLimitHeaders(),
         ),
-        Unauthorized: failureResponse("The API key is missing, malformed, invalid or revoked.", {
-          "WWW-Authenticate": { $ref: "#/components/headers/WWW-Authenticate" },
-        }),
+        Unauthorized: failureResponse(
+          "The API key is missing, malformed, unknown, revoked or expired, or an old secret of a rolled key after its overlap.",
+          {
+            "WWW-Authenticate": { $ref: "#/components/headers/WWW-Authenticate" },
+          },
+        ),
         NotFound: failureResponse("No such resource, or it is not public.", rateLimitHeaders()),
         MethodNotAllowed: failureResponse("Only GET and HEAD are allowed.", { Allow: { $ref: "#/components/headers/Allow" } }),
         TooManyRequests: failureResponse("The per-minute or per-day limit of the key is exceeded.", {

@@ -96,6 +96,12 @@ const RUN_ELSEWHERE: { pattern: RegExp; file: string; evidence: string }[] = [
   // Over the demo data that `npm start` imported, an export with the demo's codes under other ids.
   { pattern: /^npm run import -- platform-export\.json$/, file: "test/import/demo-to-real.test.ts", evidence: "docs/operations.md" },
   { pattern: /^npm run keys -- sign-in-link /, file: "test/account/browser.test.ts", evidence: "docs/api-keys.md" },
+  // On a key the page's create line made: its id stands for the page's.
+  {
+    pattern: /^npm run keys -- (create .*--expires|list --expiring|set-expiry|roll) /,
+    file: "test/keys/cli.test.ts",
+    evidence: "docs/api-keys.md",
+  },
   // On a database whose usage is known, to check what they print.
   { pattern: /^npm run (usage|contracts:check) -- /, file: "test/usage/cli.test.ts", evidence: "DOCUMENTED" },
   // On a server with the two roles of the set-up, as they are written.

@@ -1,10 +1,11 @@
 /**
  * `npm run keys -- …` as a process (docs/contract.md §7) on an embedded database in a
  * temporary DATA_DIR: create (--json and not), list, set-limits, revoke, and
- * the exit codes and messages of mistakes. Spawns are slow; they are few,
- * and the ones that never open the database run beside the others.
+ * the exit codes and messages of mistakes; expiry and rolls, and the lines of
+ * docs/api-keys.md that show them, as written. Spawns are slow; they are
+ * few, and the ones that never open the database run beside the others.
  */
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -173,5 +174,29 @@ describe("npm run keys", () => {
     expect(human.stdout).toContain(`Rolled key ${key.id}: ${roll.prefix}… is now`);
     expect(human.stdout).toContain("The old secret stopped working now.");
     expect(human.stdout).toMatch(/\n\s+uedu_[0-9A-Za-z]{40}\n/);
+  });
+
+  it("docs/api-keys.md's expiry and roll lines run as written, on the key its create line makes", { timeout: 120_000 }, async () => {
+    const page = readFileSync(join(import.meta.dirname, "..", "..", "docs", "api-keys.md"), "utf8");
+    const shown = [...page.matchAll(/^npm run keys -- ((?:create .*--expires|list --expiring|set-expiry|roll) .*)$/gm)].map((m) => m[1]!);
+    expect(shown.map((line) => line.split(" ")[0])).toEqual(["create", "list", "set-expiry", "roll"]);
+    const [create, ...rest] = shown;
+    const created = await keys(create!.split(" "));
+    expect(created.code, created.stderr).toBe(0);
+    const id = /^Created key (\d+) /.exec(created.stdout)?.[1];
+    expect(id).toBeDefined();
+    // The page's lines name key 3; here it is the one just made.
+    const runs: CliRun[] = [];
+    for (const line of rest) {
+      const args = line.split(" ").map((arg) => (arg === "3" ? id! : arg));
+      const run = await keys(args);
+      expect(run.code, `${line}: ${run.stderr}`).toBe(0);
+      runs.push(run);
+    }
+    const [expiring, set, roll] = runs as [CliRun, CliRun, CliRun];
+    // Made to expire in 90 days: not within 7.
+    expect(lines(expiring.stdout).map((l) => l.split("\t")[0])).not.toContain(id);
+    expect(row(set.stdout.replace(/^expiry set: /, ""), Number(id))).toMatch(/\tcourse-map\talice\tactive\t/);
+    expect(roll.stdout).toMatch(/The old secret works until \d{4}-\d\d-\d\dT[\d:.]+Z, then stops on every gateway\./);
   });
 });

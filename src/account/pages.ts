@@ -17,7 +17,7 @@ const when = (date: Date | null) =>
   date ? `<time datetime="${date.toISOString()}">${html(date.toISOString().slice(0, 16).replace("T", " "))} UTC</time>` : "never";
 const DAY_MS = 86_400_000;
 /** How long before its expiry a key is shown with a warning. */
-export const EXPIRY_WARNING_MS = 7 * DAY_MS;
+const EXPIRY_WARNING_MS = 7 * DAY_MS;
 
 /** The expiries a holder chooses from, from now (null: never), by the form's value. */
 export const EXPIRY_CHOICES: Record<string, { label: string; ms: number | null }> = {

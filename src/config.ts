@@ -8,6 +8,17 @@ import { z } from "zod";
 import { databaseAddress, POSTGRES_URL_FORMS, PostgresUrlError, readPostgresUrl, withPgSslMode } from "./db/urls.js";
 import { isSentinelUrl, RedisUrlError, sentinelOptions } from "./limits/redis-url.js";
 import { MAX_COST } from "./input-limits.js";
+import proxyAddr from "proxy-addr";
+
+/** Why proxy-addr cannot read a list of trusted proxies (a bad address, range or name), or undefined. */
+function trustedProxiesProblem(entries: string[]): string | undefined {
+  try {
+    proxyAddr.compile(entries);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
 
 const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
 
@@ -102,6 +113,19 @@ export const VARIABLES = {
       .optional(),
     "comma-separated origins like https://app.example.org, or unset",
   ),
+  TRUSTED_PROXIES: variable(
+    z
+      .string()
+      .transform((list) =>
+        list
+          .split(",")
+          .map((o) => o.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string()).refine((entries) => trustedProxiesProblem(entries) === undefined))
+      .optional(),
+    "comma-separated addresses or CIDR ranges of the proxies in front, like 10.0.0.0/8, or loopback, or unset (no X-Forwarded-For is read)",
+  ),
   METRICS_PORT: variable(z.coerce.number().int().min(1).max(65_535).optional(), "an integer from 1 to 65,535, or unset (metrics on PORT)"),
   PUBLIC_URL: variable(
     z
@@ -193,6 +217,8 @@ export interface Config {
   heapGrowthPercent: number;
   /** Origins whose pages may read answers and call `/mcp`; undefined: any origin may read. */
   corsOrigins: string[] | undefined;
+  /** The proxies whose `X-Forwarded-For` names the client (src/plugins/api-keys.ts); undefined: the socket's peer is the client. */
+  trustedProxies: string[] | undefined;
   /** pino log level. */
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** Longest a shutdown waits for requests in flight before it closes the rest. */
@@ -293,6 +319,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webConcurrency: c.WEB_CONCURRENCY,
     heapGrowthPercent: c.HEAP_GROWTH_PERCENT,
     corsOrigins: c.CORS_ORIGINS,
+    trustedProxies: c.TRUSTED_PROXIES,
     logLevel: c.LOG_LEVEL,
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
     usageFlushMs: c.USAGE_FLUSH_MS,

@@ -21,6 +21,17 @@
 import { timingSafeEqual } from "node:crypto";
 import { KEYS_CHANGED } from "../db/changes.js";
 import type { Database, Listener } from "../db/driver.js";
+import {
+  type CompiledRestrictions,
+  compileRestrictions,
+  normalizeList,
+  normalizeOrigin,
+  normalizeRange,
+  normalizeSurface,
+  type Restrictions,
+  RestrictionError,
+  UNRESTRICTED,
+} from "./restrictions.js";
 import { displayPrefix, generateKey, hashKey } from "./secret.js";
 
 /** The longest overlap of a roll: a week, as Stripe allows. */
@@ -44,6 +55,8 @@ export interface KeyRecord {
   rolledAt: Date | null;
   /** When the secret the last roll replaced stops (or stopped) working; null: never rolled. */
   previousUntil: Date | null;
+  /** Where, how and how much it may be used (src/keys/restrictions.ts). */
+  restrictions: Restrictions;
 }
 
 /**
@@ -52,7 +65,17 @@ export interface KeyRecord {
  * past the key's expiry (`expired`), or replaced by a roll whose overlap is
  * over (`rolled`), with the instant it stopped.
  */
-export type Verification = { key: KeyRecord; previous: boolean } | { refused: "invalid" } | { refused: "expired" | "rolled"; at: Date };
+export type Verification =
+  | {
+      key: KeyRecord;
+      previous: boolean;
+      /** Its restrictions, compiled once per lookup. */
+      restrictions: CompiledRestrictions;
+      /** A documents-only key's own trusted documents (hash → text); null: none of its own. */
+      documents: ReadonlyMap<string, string> | null;
+    }
+  | { refused: "invalid" }
+  | { refused: "expired" | "rolled"; at: Date };
 
 export interface CreateKeyOptions {
   name: string;
@@ -61,6 +84,8 @@ export interface CreateKeyOptions {
   perDay?: number | null | undefined;
   /** When it stops working; unset or null: never. Must be in the future. */
   expiresAt?: Date | null | undefined;
+  /** Its restrictions; unset: none. */
+  restrictions?: RestrictionChange | undefined;
 }
 
 /** A key just rolled: its new secret (shown this once), as stored now, and the prefix of the secret it replaced. */
@@ -94,10 +119,17 @@ interface Row {
   rolled_at: Date | null;
   previous_hash: string | null;
   previous_until: Date | null;
+  allowed_origins: string[] | null;
+  allowed_addresses: string[] | null;
+  allowed_surfaces: string[] | null;
+  documents_only: boolean;
+  visitor_per_minute: number | null;
+  visitor_per_day: number | null;
 }
 
 const COLUMNS =
-  "id, prefix, hash, name, owner, created_at, revoked_at, last_used_at, per_minute, per_day, expires_at, rolled_at, previous_hash, previous_until";
+  "id, prefix, hash, name, owner, created_at, revoked_at, last_used_at, per_minute, per_day, expires_at, rolled_at, previous_hash, previous_until, " +
+  "allowed_origins, allowed_addresses, allowed_surfaces, documents_only, visitor_per_minute, visitor_per_day";
 
 /**
  * An UPDATE of keys that returns the changed rows and, in the same statement
@@ -121,6 +153,14 @@ const toRecord = (r: Row): KeyRecord => ({
   expiresAt: dateOrNull(r.expires_at),
   rolledAt: dateOrNull(r.rolled_at),
   previousUntil: dateOrNull(r.previous_until),
+  restrictions: {
+    origins: r.allowed_origins,
+    addresses: r.allowed_addresses,
+    surfaces: r.allowed_surfaces as Restrictions["surfaces"],
+    documentsOnly: r.documents_only,
+    visitorPerMinute: r.visitor_per_minute,
+    visitorPerDay: r.visitor_per_day,
+  },
 });
 
 /**
@@ -136,9 +176,22 @@ interface Found {
   /** Epoch ms: when the key expires, and when a previous secret stops (Infinity: never). */
   expiresAt: number;
   previousUntil: number;
+  restrictions: CompiledRestrictions | null;
+  documents: ReadonlyMap<string, string> | null;
 }
 
-const NOT_FOUND = (hash: string): Found => ({ record: null, stored: hash, previous: false, expiresAt: Infinity, previousUntil: Infinity });
+const NOT_FOUND = (hash: string): Found => ({
+  record: null,
+  stored: hash,
+  previous: false,
+  expiresAt: Infinity,
+  previousUntil: Infinity,
+  restrictions: null,
+  documents: null,
+});
+
+/** A change of restrictions: each side given is set (null opens it), the others kept. */
+export type RestrictionChange = Partial<Restrictions>;
 
 export interface KeyStoreOptions {
   /** How long a verification is trusted before the database is asked again. */
@@ -282,6 +335,42 @@ export class KeyStore {
     return rows.map(toRecord);
   }
 
+  /** Changes a key's restrictions: each side given is set (null or false opens it), the others kept. */
+  async setRestrictions(ref: string, change: RestrictionChange): Promise<KeyRecord> {
+    return (await this.changeRestrictions(await this.find(ref), change))!;
+  }
+
+  /** Changes the restrictions of one of an account's active keys; null when the account has no such key. */
+  async setRestrictionsOwned(owner: string, id: number, change: RestrictionChange): Promise<KeyRecord | null> {
+    const key = await this.findOwned(owner, id);
+    return key && this.changeRestrictions(key, change, owner);
+  }
+
+  /**
+   * Attaches a set of trusted documents (hash → text, each hash its text's
+   * SHA-256, checked by the caller against the schema) to a key, replacing
+   * the set it had; null or empty removes it. A documents-only key then
+   * runs these on GraphQL, instead of TRUSTED_DOCUMENTS.
+   */
+  async setDocuments(ref: string, documents: ReadonlyMap<string, string> | null): Promise<{ key: KeyRecord; documents: number }> {
+    const key = await this.find(ref);
+    if (key.revokedAt) throw new KeyError(`key ${key.id} is revoked: its documents cannot change`);
+    await this.db.transaction(async (tx) => {
+      await tx.query(`DELETE FROM api_key_document WHERE key_id = $1`, [key.id]);
+      const entries = [...(documents ?? [])];
+      if (entries.length) {
+        await tx.query(
+          `INSERT INTO api_key_document (key_id, hash, document) SELECT $1, h, d FROM unnest($2::text[], $3::text[]) AS t(h, d)`,
+          [key.id, entries.map(([hash]) => hash), entries.map(([, text]) => text)],
+        );
+      }
+      await tx.query(`SELECT pg_notify('${KEYS_CHANGED}', '')`);
+    });
+    this.forget(key.id);
+    await this.announce();
+    return { key, documents: documents?.size ?? 0 };
+  }
+
   /** Sets (or with null, clears) a key's expiry; a new one must be in the future. */
   async setExpiry(ref: string, expiresAt: Date | null): Promise<KeyRecord> {
     const key = await this.find(ref);
@@ -349,16 +438,20 @@ export class KeyStore {
     const rows = await this.db.query<Row>(`SELECT ${COLUMNS} FROM api_key WHERE hash = $1 OR previous_hash = $1`, [hash]);
     const row = rows[0];
     const previous = row !== undefined && row.hash !== hash;
-    const found: Found =
-      row && row.revoked_at === null
-        ? {
-            record: toRecord(row),
-            stored: previous ? row.previous_hash! : row.hash,
-            previous,
-            expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : Infinity,
-            previousUntil: previous ? new Date(row.previous_until!).getTime() : Infinity,
-          }
-        : NOT_FOUND(hash);
+    let found = NOT_FOUND(hash);
+    if (row && row.revoked_at === null) {
+      const record = toRecord(row);
+      const documents = row.documents_only ? await this.documentsOf(row.id) : null;
+      found = {
+        record,
+        stored: previous ? row.previous_hash! : row.hash,
+        previous,
+        expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : Infinity,
+        previousUntil: previous ? new Date(row.previous_until!).getTime() : Infinity,
+        restrictions: compileRestrictions(record.restrictions),
+        documents,
+      };
+    }
     // The cache was emptied while this lookup ran: what it read may be what the change undid.
     if (generation !== this.generation) return found;
     this.cache.delete(hash);
@@ -378,7 +471,41 @@ export class KeyStore {
       this.touched.set(record.id, now);
       void this.db.query(`UPDATE api_key SET last_used_at = now() WHERE id = $1`, [record.id]).catch(() => undefined);
     }
-    return { key: record, previous: found.previous };
+    return { key: record, previous: found.previous, restrictions: found.restrictions!, documents: found.documents };
+  }
+
+  /** A key's own trusted documents (hash → text); null when it has none. */
+  private async documentsOf(id: number): Promise<Map<string, string> | null> {
+    const rows = await this.db.query<{ hash: string; document: string }>(`SELECT hash, document FROM api_key_document WHERE key_id = $1`, [
+      id,
+    ]);
+    return rows.length ? new Map(rows.map((r) => [r.hash, r.document])) : null;
+  }
+
+  private async changeRestrictions(key: KeyRecord, change: RestrictionChange, owner?: string): Promise<KeyRecord | null> {
+    if (key.revokedAt) throw new KeyError(`key ${key.id} is revoked: its restrictions cannot change`);
+    const next = { ...key.restrictions, ...validRestrictions(change) };
+    const [row] = await this.db.query<Row>(
+      announced(
+        `UPDATE api_key SET allowed_origins = $2, allowed_addresses = $3, allowed_surfaces = $4, documents_only = $5,
+           visitor_per_minute = $6, visitor_per_day = $7
+         WHERE id = $1 AND revoked_at IS NULL${owner === undefined ? "" : " AND owner = $8"}`,
+      ),
+      [
+        key.id,
+        next.origins,
+        next.addresses,
+        next.surfaces,
+        next.documentsOnly,
+        next.visitorPerMinute,
+        next.visitorPerDay,
+        ...(owner === undefined ? [] : [owner]),
+      ],
+    );
+    if (!row) return null;
+    this.forget(key.id);
+    await this.announce();
+    return toRecord(row);
   }
 
   private async changeExpiry(key: KeyRecord, expiresAt: Date | null, owner?: string): Promise<KeyRecord | null> {
@@ -436,10 +563,13 @@ async function insertKey(
   checkLimit("per-minute", options.perMinute);
   checkLimit("per-day", options.perDay);
   checkExpiry(options.expiresAt ?? null, now);
+  const r = { ...UNRESTRICTED, ...validRestrictions(options.restrictions ?? {}) };
   const key = generateKey();
   const prefix = displayPrefix(key);
   const [row] = await db.query<{ id: number }>(
-    `INSERT INTO api_key (prefix, hash, name, owner, per_minute, per_day, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+    `INSERT INTO api_key (prefix, hash, name, owner, per_minute, per_day, expires_at,
+       allowed_origins, allowed_addresses, allowed_surfaces, documents_only, visitor_per_minute, visitor_per_day)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
     [
       prefix,
       hashKey(key),
@@ -448,6 +578,12 @@ async function insertKey(
       options.perMinute ?? null,
       options.perDay ?? null,
       options.expiresAt ?? null,
+      r.origins,
+      r.addresses,
+      r.surfaces,
+      r.documentsOnly,
+      r.visitorPerMinute,
+      r.visitorPerDay,
     ],
   );
   return { id: row!.id, key, prefix };
@@ -462,4 +598,27 @@ function checkExpiry(expiresAt: Date | null, now: number): void {
   if (expiresAt === null) return;
   if (Number.isNaN(expiresAt.getTime())) throw new KeyError("--expires is not a date");
   if (expiresAt.getTime() <= now) throw new KeyError(`--expires must be in the future, got ${expiresAt.toISOString()}`);
+}
+
+/** A change of restrictions with every side given written as it is stored; throws a KeyError naming what is wrong. */
+function validRestrictions(change: RestrictionChange): RestrictionChange {
+  try {
+    const valid: RestrictionChange = {};
+    if (change.origins !== undefined) valid.origins = normalizeList(change.origins, normalizeOrigin, "origins");
+    if (change.addresses !== undefined) valid.addresses = normalizeList(change.addresses, normalizeRange, "address ranges");
+    if (change.surfaces !== undefined) valid.surfaces = normalizeList(change.surfaces, normalizeSurface, "surfaces");
+    if (change.documentsOnly !== undefined) valid.documentsOnly = change.documentsOnly;
+    if (change.visitorPerMinute !== undefined) {
+      checkLimit("visitor-per-minute", change.visitorPerMinute);
+      valid.visitorPerMinute = change.visitorPerMinute;
+    }
+    if (change.visitorPerDay !== undefined) {
+      checkLimit("visitor-per-day", change.visitorPerDay);
+      valid.visitorPerDay = change.visitorPerDay;
+    }
+    return valid;
+  } catch (error) {
+    if (error instanceof RestrictionError) throw new KeyError(error.message);
+    throw error;
+  }
 }

@@ -73,6 +73,8 @@ import { refusalBody, type Surface } from "../refusal.js";
 import { restUses } from "../usage/coordinates.js";
 import type { UsageRecorder } from "../usage/recorder.js";
 import { keepGraphQL, type LeanName, nameRequest } from "../cache/keep.js";
+import { documentHashOf } from "../keys/restrictions.js";
+import { sha256Hex } from "../sha256.js";
 
 export interface LeanPathOptions {
   /** The v1 operations: their kept answers are served, and the others run here too. */
@@ -119,6 +121,8 @@ interface Served {
   path: string;
   /** What the request used, when its name says it (a v1 GET's route and parameters); otherwise its kept answer's. */
   uses: readonly string[] | undefined;
+  /** The SHA-256 of a GraphQL request's document (its text's or the id it sends), read only for a documents-only key. */
+  document?: () => string | undefined;
 }
 
 /**
@@ -200,7 +204,11 @@ export function leanPath(options: LeanPathOptions): LeanPath {
         // The address asked, read as the gateway reads it (the server checked the Host is plain: src/request-target.ts).
         origin: () => `${(request.socket as { encrypted?: boolean }).encrypted ? "https" : "http"}://${request.headers.host}`,
         address: request.socket.remoteAddress,
+        originHeader: request.headers.origin,
+        referer: request.headers.referer,
+        forwardedFor: request.headers["x-forwarded-for"] as string | undefined,
         requestId: served.requestId,
+        ...(served.document ? { document: served.document } : {}),
       },
       served.surface,
     );
@@ -296,6 +304,7 @@ export function leanPath(options: LeanPathOptions): LeanPath {
       return;
     }
     const served = servedAs(request, started, "graphql", "/graphql", "/graphql");
+    served.document = () => sha256Hex(parsed.query);
     const run = async () => {
       const checked = await checkKey(request, response, served);
       if (checked === false) return;
@@ -428,7 +437,10 @@ export function leanPath(options: LeanPathOptions): LeanPath {
   ): boolean {
     const key = `graphql GET ${request.headers.accept ?? ""} ${target}`;
     const kept = answers.bytes(key);
-    const served = () => servedAs(request, started, "graphql", "/graphql", "/graphql");
+    const served = () => ({
+      ...servedAs(request, started, "graphql", "/graphql", "/graphql"),
+      document: () => documentHashOf(Object.fromEntries(new URLSearchParams(target.slice(target.indexOf("?") + 1))), sha256Hex),
+    });
     if (kept) {
       serve(request, response, kept, served());
       return true;
@@ -467,7 +479,9 @@ export function leanPath(options: LeanPathOptions): LeanPath {
           (surface === "graphql" || !originProblem(new URL(`http://${request.headers.host}`), header(request.headers.origin)));
         const answerWith = (kept: KeptBytes) => {
           const id = name?.id === undefined ? undefined : JSON.stringify(name.id);
-          serve(request, response, kept, servedAs(request, started, surface, `/${surface}`, `/${surface}`), id);
+          const served = servedAs(request, started, surface, `/${surface}`, `/${surface}`);
+          if (surface === "graphql") served.document = () => documentHashOf(jsonObject(body) ?? {}, sha256Hex);
+          serve(request, response, kept, served, id);
         };
         const compute = () => {
           const named = name && { ...name, since: answers.generation };

@@ -25,7 +25,7 @@ import { randomUUID } from "node:crypto";
 import { type RateLimiterAbstract, RateLimiterCluster, RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
 import { withDeadline } from "../db/availability.js";
 import { INT32_MAX } from "../input-limits.js";
-import { type WindowName, WINDOW_MS, windowAt } from "./windows.js";
+import { type LimitName, type WindowName, WINDOW_MS, WINDOW_OF, windowAt } from "./windows.js";
 
 export interface Limits {
   perMinute: number;
@@ -33,7 +33,7 @@ export interface Limits {
 }
 
 export interface WindowState {
-  name: WindowName;
+  name: LimitName;
   limit: number;
   remaining: number;
   /** Epoch milliseconds when the window resets. */
@@ -43,11 +43,18 @@ export interface WindowState {
 export type Decision = {
   /** The instant (epoch ms) the decision was taken at; headers are relative to it. */
   at: number;
-  /** The limits that applied to this key. */
-  limits: Record<WindowName, number>;
-  /** The windows counted, minute first (a refusal by the minute stops before the day). */
+  /** The limits that applied to this request: the key's minute and day, and its per-visitor ones if it has them. */
+  limits: Record<WindowName, number> & Partial<Record<LimitName, number>>;
+  /** The windows counted, in that order (a refusal by one stops before the next). */
   windows: WindowState[];
-} & ({ allowed: true } | { allowed: false; refusedBy: WindowName; retryAfterSeconds: number });
+} & ({ allowed: true } | { allowed: false; refusedBy: LimitName; retryAfterSeconds: number });
+
+/** One visitor's share of a key: who (src/keys/restrictions.ts `visitorOf`), and its limits (null: none). */
+export interface Visitor {
+  id: string;
+  perMinute: number | null;
+  perDay: number | null;
+}
 
 export interface RateLimitsOptions {
   /** Limits of a key that has none of its own. */
@@ -143,27 +150,45 @@ export class RateLimits {
     }
   }
 
-  /** Counts one request of key `keyId` (limits: the key's own, else the defaults). */
-  async take(keyId: number, own: { perMinute: number | null; perDay: number | null }): Promise<Decision> {
+  /**
+   * Counts one request of key `keyId` (limits: the key's own, else the
+   * defaults), and of its `visitor` when the key limits each visitor: a
+   * request any limit refuses is counted against none.
+   */
+  async take(keyId: number, own: { perMinute: number | null; perDay: number | null }, visitor?: Visitor): Promise<Decision> {
     const now = this.now();
-    const limits: Record<WindowName, number> = {
+    const limits: Decision["limits"] = {
       minute: own.perMinute ?? this.options.defaults.perMinute,
       day: own.perDay ?? this.options.defaults.perDay,
     };
+    const counted: { name: LimitName; counter: string }[] = [
+      { name: "minute", counter: String(keyId) },
+      { name: "day", counter: String(keyId) },
+    ];
+    if (visitor?.perMinute) {
+      limits["visitor-minute"] = visitor.perMinute;
+      counted.push({ name: "visitor-minute", counter: `${keyId}@${visitor.id}` });
+    }
+    if (visitor?.perDay) {
+      limits["visitor-day"] = visitor.perDay;
+      counted.push({ name: "visitor-day", counter: `${keyId}@${visitor.id}` });
+    }
     const taken: { name: WindowName; counter: string }[] = [];
     const windows: WindowState[] = [];
-    for (const name of ["minute", "day"] as const) {
-      const { index, resetsAt } = windowAt(name, now);
-      const counter = `${keyId}:${index}`;
-      const result = await this.count(name, counter);
-      taken.push({ name, counter });
+    for (const { name, counter: of } of counted) {
+      const window = WINDOW_OF[name];
+      const { index, resetsAt } = windowAt(window, now);
+      const counter = `${of}:${index}`;
+      const result = await this.count(window, counter);
+      taken.push({ name: window, counter });
       const used = result.consumedPoints + result.seenShared;
-      if (used > limits[name]) {
+      const limit = limits[name]!;
+      if (used > limit) {
         await Promise.all(taken.map((t) => this.giveBack(t.name, t.counter)));
         const states = [
           // The earlier windows were given their point back.
           ...windows.map((w) => ({ ...w, remaining: w.remaining + 1 })),
-          { name, limit: limits[name], remaining: 0, resetsAt },
+          { name, limit, remaining: 0, resetsAt },
         ];
         return {
           allowed: false,
@@ -174,7 +199,7 @@ export class RateLimits {
           retryAfterSeconds: Math.max(1, Math.ceil((resetsAt - now) / 1000)),
         };
       }
-      windows.push({ name, limit: limits[name], remaining: limits[name] - used, resetsAt });
+      windows.push({ name, limit, remaining: limit - used, resetsAt });
     }
     return { allowed: true, at: now, limits, windows };
   }

@@ -72,8 +72,15 @@ export const latency = new Histogram({
 
 export const rateLimitRefusals = new Counter({
   name: "gateway_rate_limit_refusals_total",
-  help: "Requests refused with 429, by surface and the limit that refused them (minute, day, or failed key checks of one address).",
+  help: "Requests refused with 429, by surface and the limit that refused them (minute, day, visitor-minute, visitor-day, or failed_checks of one address).",
   labelNames: ["surface", "limit"] as const,
+  registers: [registry],
+});
+
+export const restrictionRefusals = new Counter({
+  name: "gateway_key_restriction_refusals_total",
+  help: "Requests refused with 403 because their key was used outside its restrictions, by surface and restriction (origin, address, surface, document); per key: npm run usage.",
+  labelNames: ["surface", "restriction"] as const,
   registers: [registry],
 });
 

@@ -15,9 +15,9 @@
 import { randomUUID } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
-import { authFailures, countOperation, latency, rateLimitRefusals, requests } from "../observe/metrics.js";
+import { authFailures, countOperation, latency, rateLimitRefusals, requests, restrictionRefusals } from "../observe/metrics.js";
 import { nameRequestSpan, traceId } from "../observe/tracing.js";
-import { GRAPHQL_ENTRY, restUses, usesNoted } from "../usage/coordinates.js";
+import { GRAPHQL_ENTRY, refusedBy, restUses, usesNoted } from "../usage/coordinates.js";
 import type { UsageRecorder } from "../usage/recorder.js";
 import type { surfaceOf } from "./paths.js";
 
@@ -122,6 +122,11 @@ export function recordAccess(sinks: AccessSinks, r: AccessRecord): void {
   requests.inc({ surface, route, method: r.method, status });
   latency.observe({ surface, route }, r.seconds);
   if (status === 401 && outcome?.refusal) authFailures.inc({ surface, reason: outcome.refusal });
+  if (status === 403 && outcome?.refusal && outcome.keyId !== undefined) {
+    // A key used outside its restrictions: counted by restriction, and for the key (`npm run usage -- --key ID`).
+    restrictionRefusals.inc({ surface, restriction: outcome.refusal });
+    sinks.usage?.record(outcome.keyId, [refusedBy(outcome.refusal)]);
+  }
   if (status === 429 && outcome?.refusal) rateLimitRefusals.inc({ surface, limit: outcome.refusal });
   nameRequestSpan(r.method, route);
   log?.info(

@@ -5,13 +5,19 @@
  * Refusals use each surface's own error shape; every keyed response carries
  * the limit headers.
  */
+import type { IncomingMessage } from "node:http";
 import type { Plugin } from "graphql-yoga";
+import proxyAddr from "proxy-addr";
 import { RateLimiterMemory } from "rate-limiter-flexible";
 import { isUnavailable, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE } from "../db/availability.js";
+import { GraphQLError } from "graphql";
+import { DOCUMENT_REFUSAL, documentAllowed, documentHashOf, type Restriction, refusalOf, visitorOf } from "../keys/restrictions.js";
+import { sha256Hex } from "../sha256.js";
 import type { KeyStore } from "../keys/store.js";
 import { bearerKey } from "../keys/secret.js";
 import { limitHeaders } from "../limits/headers.js";
 import type { RateLimits } from "../limits/rate-limits.js";
+import type { LimitName } from "../limits/windows.js";
 import { jsonAnswer, refusalBody, type Surface } from "../refusal.js";
 import { ownerOf } from "../path-owners.js";
 import { isGraphiQLPage } from "./paths.js";
@@ -25,11 +31,21 @@ export interface ApiKeyOptions {
   /** Told why a key could not be checked (the database did not answer, or a bug). */
   onError?: (error: unknown, call: KeyCall) => void;
   /**
-   * Failed key checks (a malformed, unknown or revoked key) one client address
-   * may make per minute; past it, its keys are refused with 429 before any
-   * lookup, so guessing keys costs the database nothing. Per process. Default 30.
+   * Failed key checks (a malformed, unknown, revoked or expired key, or one
+   * used outside its restrictions) one client address may make per minute;
+   * past it, its keys are refused with 429 before any lookup, so guessing
+   * keys costs the database nothing. Per process. Default 30.
    */
   failedChecksPerMinute?: number;
+  /**
+   * The proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES):
+   * addresses, CIDR ranges or proxy-addr's names (`loopback`,
+   * `uniquelocal`). Unset: the client is the socket's peer, and the header
+   * is never read.
+   */
+  trustedProxies?: readonly string[] | undefined;
+  /** The gateway's trusted documents (TRUSTED_DOCUMENTS): what a documents-only key without a set of its own runs. */
+  trustedDocuments?: ReadonlyMap<string, string> | undefined;
 }
 
 export interface ApiKeyGuard {
@@ -45,8 +61,9 @@ export interface ApiKeyGuard {
 
 /**
  * Why a request's key was refused: 401 (`missing`, `malformed`, `invalid`,
- * `expired`, or `rolled`: an old secret after its overlap), 429 (a window,
- * or `failed_checks`), or 503/500.
+ * `expired`, or `rolled`: an old secret after its overlap), 403 (a
+ * restriction: `origin`, `address`, `surface`, `document`), 429 (a limit,
+ * the key's or its visitor's, or `failed_checks`), or 503/500.
  */
 export type KeyRefusal =
   | "missing"
@@ -54,8 +71,8 @@ export type KeyRefusal =
   | "invalid"
   | "expired"
   | "rolled"
-  | "minute"
-  | "day"
+  | Restriction
+  | LimitName
   | "failed_checks"
   | "unavailable"
   | "error";
@@ -64,6 +81,11 @@ export type KeyRefusal =
 export interface KeyOutcome {
   keyId?: number;
   refusal?: KeyRefusal;
+  /**
+   * A documents-only key's documents, for the GraphQL layer to hold it to:
+   * its own (hash → text), else the gateway's trusted ones (undefined: none).
+   */
+  documentsOnly?: { own: ReadonlyMap<string, string> | null };
 }
 
 /** What a key check reads of a request. */
@@ -72,8 +94,17 @@ export interface KeyCall {
   authorization: string | null | undefined;
   /** The origin the request was addressed to (`http://host:port`), asked only to tell a refused client where keys come from. */
   origin(): string;
-  /** The client's address, where the request came over a socket. */
+  /** The socket's peer address, where the request came over a socket. */
   address: string | undefined;
+  /** The request's `Origin`, `Referer` and `X-Forwarded-For` headers, as sent. */
+  originHeader: string | null | undefined;
+  referer: string | null | undefined;
+  forwardedFor: string | null | undefined;
+  /**
+   * The SHA-256 of the GraphQL document the request runs (its text's, or the
+   * id it sends), read only for a documents-only key.
+   */
+  document?: () => string | undefined | Promise<string | undefined>;
   /** The request's id (src/plugins/access-log.ts), for the log line of a failed check. */
   requestId: string | undefined;
 }
@@ -116,7 +147,26 @@ function challenge(error: "invalid_request" | "invalid_token", description: stri
 }
 
 /** JSON-RPC error codes of refusals on `/mcp` (server-defined range, and internal error). */
-const MCP_CODES: Record<string, number> = { UNAUTHENTICATED: -32001, RATE_LIMITED: -32001, SERVICE_UNAVAILABLE: -32000 };
+const MCP_CODES: Record<string, number> = { UNAUTHENTICATED: -32001, FORBIDDEN: -32001, RATE_LIMITED: -32001, SERVICE_UNAVAILABLE: -32000 };
+
+/** How a 429 names the limit it hit. */
+const LIMIT_WORDS: Record<LimitName, string> = {
+  minute: "minute",
+  day: "day",
+  "visitor-minute": "minute from one address (the key's per-visitor limit)",
+  "visitor-day": "day from one address (the key's per-visitor limit)",
+};
+
+/**
+ * The client's address: the socket's peer, or, when the peer is a trusted
+ * proxy, the address proxy-addr reads from `X-Forwarded-For` (the nearest
+ * one that is not itself a trusted proxy).
+ */
+function clientAddress(call: KeyCall, trust: ((address: string, i: number) => boolean) | undefined): string | undefined {
+  if (!trust || !call.address || !call.forwardedFor) return call.address;
+  const request = { headers: { "x-forwarded-for": call.forwardedFor }, socket: { remoteAddress: call.address } };
+  return proxyAddr(request as unknown as IncomingMessage, trust);
+}
 
 export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
   const granted = new WeakMap<Request, Record<string, string>>();
@@ -125,6 +175,7 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
   const addresses = new WeakMap<Request, string>();
   const allowedFailures = options.failedChecksPerMinute ?? 30;
   const failures = new RateLimiterMemory({ keyPrefix: "key-check-failures", points: allowedFailures, duration: 60 });
+  const trust = options.trustedProxies?.length ? proxyAddr.compile([...options.trustedProxies]) : undefined;
 
   async function check(call: KeyCall, surface: Surface): Promise<KeyCheck> {
     // Where a refused client learns how to get a key: the landing page of the address it asked.
@@ -144,7 +195,7 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
         "www-authenticate": challenge("invalid_token", message),
       });
     }
-    const { address } = call;
+    const address = clientAddress(call, trust);
     const failed = address ? await failures.get(address) : null;
     if (failed && failed.consumedPoints >= allowedFailures) {
       const retry = Math.max(1, Math.ceil(failed.msBeforeNext / 1000));
@@ -162,6 +213,11 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
         "www-authenticate": challenge("invalid_request", message),
       });
     }
+    /** A 403 for a key used outside its restrictions (the access log counts it for the key), and a failed check of the address. */
+    const forbid = async (restriction: Restriction, message: string) => {
+      await fail();
+      return refuse(restriction, 403, message, "FORBIDDEN");
+    };
     let decision: Awaited<ReturnType<ApiKeyOptions["limits"]["take"]>>;
     try {
       const verified = await options.keys.verify(presented.key);
@@ -177,9 +233,26 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
           "www-authenticate": challenge("invalid_token", message),
         });
       }
-      const { key } = verified;
+      const { key, restrictions } = verified;
       outcome.keyId = key.id;
-      decision = await options.limits.take(key.id, key);
+      const restricted = refusalOf(restrictions, {
+        surface,
+        origin: call.originHeader,
+        referer: call.referer,
+        address,
+      });
+      const documentsOnly = surface === "graphql" && key.restrictions.documentsOnly;
+      if (!restricted && documentsOnly && !documentAllowed(await call.document?.(), verified.documents, options.trustedDocuments)) {
+        return await forbid("document", DOCUMENT_REFUSAL);
+      }
+      if (restricted) return await forbid(restricted.restriction, restricted.message);
+      if (documentsOnly) outcome.documentsOnly = { own: verified.documents };
+      const { visitorPerMinute, visitorPerDay } = key.restrictions;
+      const visitor =
+        visitorPerMinute || visitorPerDay
+          ? { id: visitorOf(address) ?? "unknown", perMinute: visitorPerMinute, perDay: visitorPerDay }
+          : undefined;
+      decision = await options.limits.take(key.id, key, visitor);
     } catch (error) {
       options.onError?.(error, call);
       return isUnavailable(error)
@@ -192,7 +265,7 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
       return refuse(
         decision.refusedBy,
         429,
-        `rate limit exceeded: ${limit} requests per ${decision.refusedBy}; retry in ${decision.retryAfterSeconds} s`,
+        `rate limit exceeded: ${limit} requests per ${LIMIT_WORDS[decision.refusedBy]}; retry in ${decision.retryAfterSeconds} s`,
         "RATE_LIMITED",
         headers,
       );
@@ -201,12 +274,27 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
   }
 
   async function authorize(request: Request, surface: Surface): Promise<Response | undefined> {
+    /** The document a GraphQL request names: read from its URL, or from a copy of its body (yoga reads the body itself later). */
+    const document = async () => {
+      const params =
+        request.method === "GET"
+          ? Object.fromEntries(new URL(request.url).searchParams)
+          : await request
+              .clone()
+              .json()
+              .catch(() => undefined);
+      return params && typeof params === "object" ? documentHashOf(params, sha256Hex) : undefined;
+    };
     const checked = await check(
       {
         authorization: request.headers.get("authorization"),
         origin: () => new URL(request.url).origin,
         address: addresses.get(request),
+        originHeader: request.headers.get("origin"),
+        referer: request.headers.get("referer"),
+        forwardedFor: trust ? request.headers.get("x-forwarded-for") : undefined,
         requestId: requestIdOf(request),
+        ...(surface === "graphql" ? { document } : {}),
       },
       surface,
     );
@@ -233,6 +321,19 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
       if (!surface || (surface === "graphql" && isGraphiQLPage(request, url))) return;
       const refusal = await authorize(request, surface);
       if (refusal) endResponse(refusal);
+    },
+    // A documents-only key's document was checked with its key; one of its own sent by id is given its text here.
+    onParams({ request, params, setParams }) {
+      const outcome = outcomes.get(request);
+      if (!outcome?.documentsOnly) return;
+      const { own } = outcome.documentsOnly;
+      const hash = documentHashOf(params as Parameters<typeof documentHashOf>[0], sha256Hex);
+      if (!documentAllowed(hash, own, options.trustedDocuments)) {
+        outcome.refusal = "document";
+        throw new GraphQLError(DOCUMENT_REFUSAL, { extensions: { code: "FORBIDDEN", http: { status: 403 } } });
+      }
+      const text = own?.get(hash!);
+      if (text !== undefined && typeof params.query !== "string") setParams({ ...params, query: text });
     },
     onResponse({ request, response }) {
       const headers = granted.get(request);

@@ -32,6 +32,13 @@ import {
 } from "graphql";
 import type { ProtocolEra } from "@modelcontextprotocol/server";
 
+/**
+ * What a request refused by one of its key's restrictions is counted as, for
+ * the key: `(refused: origin)`. Not an entry (it starts with no `/`), so it
+ * is not one of the key's requests per day.
+ */
+export const refusedBy = (restriction: string): string => `(refused: ${restriction})`;
+
 /** The entry of every GraphQL request. */
 export const GRAPHQL_ENTRY = "/graphql";
 

@@ -99,7 +99,8 @@ describe("npm run db:grants", () => {
       const missing = await asRole("uedu no grants");
       expect(missing).toContain("SELECT on course");
       expect(missing).toContain(
-        "UPDATE (last_used_at, revoked_at, expires_at, hash, prefix, rolled_at, previous_hash, previous_until) on api_key",
+        "UPDATE (last_used_at, revoked_at, expires_at, hash, prefix, rolled_at, previous_hash, previous_until, allowed_origins, " +
+          "allowed_addresses, allowed_surfaces, documents_only, visitor_per_minute, visitor_per_day) on api_key",
       );
       expect(missing).toContain("USAGE on sequence usage_coordinate_id_seq");
       expect(missing).not.toContainEqual(expect.stringMatching(/^(INSERT|UPDATE|DELETE)\b.* on (course|university|paper)$/));

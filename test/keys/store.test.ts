@@ -50,7 +50,11 @@ describe("create and list", () => {
     const row = rows[0]!;
     expect(Object.keys(row).sort()).toEqual(
       [
+        "allowed_addresses",
+        "allowed_origins",
+        "allowed_surfaces",
         "created_at",
+        "documents_only",
         "expires_at",
         "hash",
         "id",
@@ -64,6 +68,8 @@ describe("create and list", () => {
         "previous_until",
         "revoked_at",
         "rolled_at",
+        "visitor_per_day",
+        "visitor_per_minute",
       ].sort(),
     );
     expect(row.hash).toBe(sha256(created.key));
@@ -114,6 +120,7 @@ describe("create and list", () => {
         "perMinute",
         "prefix",
         "previousUntil",
+        "restrictions",
         "revokedAt",
         "rolledAt",
       ].sort(),

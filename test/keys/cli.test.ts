@@ -5,7 +5,8 @@
  * docs/api-keys.md that show them, as written. Spawns are slow; they are
  * few, and the ones that never open the database run beside the others.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -198,5 +199,75 @@ describe("npm run keys", () => {
     expect(lines(expiring.stdout).map((l) => l.split("\t")[0])).not.toContain(id);
     expect(row(set.stdout.replace(/^expiry set: /, ""), Number(id))).toMatch(/\tcourse-map\talice\tactive\t/);
     expect(roll.stdout).toMatch(/The old secret works until \d{4}-\d\d-\d\dT[\d:.]+Z, then stops on every gateway\./);
+  });
+
+  it("restrict: sets each restriction given, lists them, attaches documents; bad values exit 1 or 2 and change nothing", {
+    timeout: 120_000,
+  }, async () => {
+    const created = await keys([
+      "create",
+      "--name",
+      "page",
+      "--origins",
+      "https://App.example.org",
+      "--surfaces",
+      "graphql,rest",
+      "--json",
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const { id } = JSON.parse(lines(created.stdout).at(-1)!) as { id: number };
+    const file = join(tmp, "documents.json");
+    const text = "query Page { universities(first: 1) { totalCount } }";
+    writeFileSync(file, JSON.stringify({ [`sha256:${createHash("sha256").update(text).digest("hex")}`]: text }));
+    const badFile = join(tmp, "bad-documents.json");
+    writeFileSync(badFile, JSON.stringify({ [createHash("sha256").update("{ nope }").digest("hex")]: "{ nope }" }));
+    const [badOrigin, badRange, nothing, badDocuments] = await Promise.all([
+      keys(["restrict", String(id), "--origins", "app.example.org"]),
+      keys(["restrict", String(id), "--addresses", "10.0.0.0/40"]),
+      keys(["restrict", String(id)]),
+      keys(["restrict", String(id), "--documents", badFile]),
+    ]);
+    expect(badOrigin.code).toBe(1);
+    expect(badOrigin.stderr).toContain("keys: an origin is a scheme and host like https://app.example.org");
+    expect(badRange.code).toBe(1);
+    expect(badRange.stderr).toContain('got "10.0.0.0/40"');
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain("give at least one restriction to set");
+    expect(badDocuments.code).toBe(1);
+    expect(badDocuments.stderr).toMatch(/^keys: --documents .*bad-documents\.json: entry "[0-9a-f]+": Cannot query field "nope"/);
+
+    const restricted = await keys([
+      "restrict",
+      String(id),
+      "--addresses",
+      "203.0.113.0/24",
+      "--per-visitor-minute",
+      "10",
+      "--documents-only",
+      "yes",
+      "--documents",
+      file,
+    ]);
+    expect(restricted.code, restricted.stderr).toBe(0);
+    expect(restricted.stdout).toContain(
+      "\trestricted: origins https://app.example.org; addresses 203.0.113.0/24; surfaces graphql,rest; documents only; 10/min per visitor\n",
+    );
+    expect(restricted.stdout).toContain("its own trusted documents: 1\n");
+    const opened = await keys([
+      "restrict",
+      String(id),
+      "--origins",
+      "none",
+      "--addresses",
+      "none",
+      "--surfaces",
+      "all",
+      "--documents-only",
+      "no",
+      "--per-visitor-minute",
+      "none",
+    ]);
+    expect(opened.code, opened.stderr).toBe(0);
+    expect(row(opened.stdout.replace(/^restrictions set: /, ""), id)).toMatch(/\tunrestricted$/);
   });
 });

@@ -7,6 +7,7 @@
  *   roll <id|prefix> [--overlap none|DURATION] [--json]
  *   set-limits <id|prefix> [--per-minute N|default] [--per-day N|default]
  *   set-expiry <id|prefix> --expires WHEN|never
+ *   restrict <id|prefix> [RESTRICTIONS]     (and create … [RESTRICTIONS])
  *   sign-in-link --owner NAME [--minutes 15] [--json]
  *
  * A created (or rolled) key is printed once; with --json the last line of
@@ -16,9 +17,9 @@
  * Nothing else ever prints a secret.
  */
 import { type CommandLine, readArgs } from "../args.js";
-import { KeyError, KeyStore, type KeyRecord, MAX_OVERLAP_MS } from "../../keys/store.js";
+import { KeyError, KeyStore, type KeyRecord, MAX_OVERLAP_MS, type RestrictionChange } from "../../keys/store.js";
 import { issueSignInToken, MAX_LINK_MINUTES } from "../../account/sessions.js";
-import { loadConfig } from "../../config.js";
+import { ConfigError, loadConfig } from "../../config.js";
 import { publishKeyChangeOnce } from "../../keys/redis-changes.js";
 import { textProblem } from "../../input-limits.js";
 import { answerUsage, type Command, type CommandSpec } from "../command.js";
@@ -31,11 +32,25 @@ const LINE = {
        npm run keys -- roll <id|prefix> [--overlap none|DURATION] [--json]
        npm run keys -- set-limits <id|prefix> [--per-minute N|default] [--per-day N|default]
        npm run keys -- set-expiry <id|prefix> --expires WHEN|never
+       npm run keys -- restrict <id|prefix> [RESTRICTIONS]
        npm run keys -- sign-in-link --owner NAME [--minutes 15] [--json]
 
-Creates, lists, rolls and revokes API keys, and sets a key's own limits and
-expiry. A created or rolled key is printed once; only its SHA-256 hash is
-stored.
+Creates, lists, rolls and revokes API keys, and sets a key's own limits,
+expiry and restrictions. A created or rolled key is printed once; only its
+SHA-256 hash is stored.
+
+RESTRICTIONS (on create and restrict; each one given replaces that one):
+  --origins https://app.example.org,https://*.example.org|none
+                      the page origins whose requests it takes (Origin, else Referer)
+  --addresses 203.0.113.0/24,2001:db8::/32|none
+                      the client addresses it takes (behind TRUSTED_PROXIES, the forwarded one)
+  --surfaces rest,graphql,mcp|all
+  --documents-only yes|no
+                      on GraphQL, only its own documents (--documents), else TRUSTED_DOCUMENTS
+  --documents FILE|none
+                      its own trusted documents, in TRUSTED_DOCUMENTS's format
+  --per-visitor-minute N|none, --per-visitor-day N|none
+                      requests one client address may make with it
 
 WHEN is a date (2027-01-31, 00:00 UTC), an instant (2027-01-31T12:00:00Z) or a
 DURATION from now; a DURATION is a number and a unit, s, m, h or d (30d, 12h).
@@ -57,14 +72,81 @@ keys whose owner is NAME. It works once, for --minutes (1 to 1440, default 15).`
     expires: { type: "string" },
     expiring: { type: "string" },
     overlap: { type: "string" },
+    origins: { type: "string" },
+    addresses: { type: "string" },
+    surfaces: { type: "string" },
+    "documents-only": { type: "string" },
+    documents: { type: "string" },
+    "per-visitor-minute": { type: "string" },
+    "per-visitor-day": { type: "string" },
     json: { type: "boolean", default: false },
   },
   positionals: { min: 1, max: 2 },
 } satisfies CommandLine;
 
-const COMMANDS = ["create", "list", "revoke", "roll", "set-limits", "set-expiry", "sign-in-link"];
+const COMMANDS = ["create", "list", "revoke", "roll", "set-limits", "set-expiry", "restrict", "sign-in-link"];
 /** The commands that name one key. */
-const ON_A_KEY = ["revoke", "roll", "set-limits", "set-expiry"];
+const ON_A_KEY = ["revoke", "roll", "set-limits", "set-expiry", "restrict"];
+
+/** A list option: its entries, `none` (or for surfaces, `all`) to open that side, or absent. */
+const list = (value: string | undefined, open: string): string[] | null | undefined =>
+  value === undefined ? undefined : value === open ? null : value.split(",");
+
+/** The restrictions an operator's options set, each as given (the store checks and writes them). */
+function restrictionsOf(values: Record<string, string | boolean | undefined>): RestrictionChange {
+  const text = (name: string) => values[name] as string | undefined;
+  const change: RestrictionChange = {};
+  const origins = list(text("origins"), "none");
+  const addresses = list(text("addresses"), "none");
+  const surfaces = list(text("surfaces"), "all");
+  if (origins !== undefined) change.origins = origins;
+  if (addresses !== undefined) change.addresses = addresses;
+  if (surfaces !== undefined) change.surfaces = surfaces as RestrictionChange["surfaces"];
+  const only = text("documents-only");
+  if (only !== undefined) {
+    if (only !== "yes" && only !== "no") throw new KeyError(`--documents-only must be yes or no, got ${JSON.stringify(only)}`);
+    change.documentsOnly = only === "yes";
+  }
+  for (const [option, field] of [
+    ["per-visitor-minute", "visitorPerMinute"],
+    ["per-visitor-day", "visitorPerDay"],
+  ] as const) {
+    const value = text(option);
+    if (value === undefined) continue;
+    if (value !== "none" && !/^\d{1,10}$/.test(value))
+      throw new KeyError(`--${option} must be a positive integer or none, got ${JSON.stringify(value)}`);
+    change[field] = value === "none" ? null : Number(value);
+  }
+  return change;
+}
+
+/** A key's restrictions in a few words, for its list line. */
+function restrictionWords(k: KeyRecord): string {
+  const r = k.restrictions;
+  const words = [
+    r.origins && `origins ${r.origins.join(",")}`,
+    r.addresses && `addresses ${r.addresses.join(",")}`,
+    r.surfaces && `surfaces ${r.surfaces.join(",")}`,
+    r.documentsOnly && "documents only",
+    r.visitorPerMinute && `${r.visitorPerMinute}/min per visitor`,
+    r.visitorPerDay && `${r.visitorPerDay}/day per visitor`,
+  ].filter(Boolean);
+  return words.length ? `restricted: ${words.join("; ")}` : "unrestricted";
+}
+
+/** The trusted documents of a file given to --documents, read and checked as TRUSTED_DOCUMENTS is. */
+async function documentsFile(file: string): Promise<Map<string, string>> {
+  const [{ readTrustedDocuments }, { schema }] = await Promise.all([
+    import("../../plugins/persisted-documents.js"),
+    import("../../schema/index.js"),
+  ]);
+  try {
+    return new Map(readTrustedDocuments(file, schema));
+  } catch (error) {
+    if (error instanceof ConfigError) throw new KeyError(error.message.replace(/^TRUSTED_DOCUMENTS /, "--documents "));
+    throw error;
+  }
+}
 
 class UsageError extends Error {}
 
@@ -113,7 +195,8 @@ function describe(k: KeyRecord, now = Date.now()): string {
       : "active";
   const limits = `${k.perMinute ?? "default"}/min ${k.perDay ?? "default"}/day`;
   const expires = `expires ${k.expiresAt?.toISOString() ?? "never"}`;
-  return `${k.id}\t${k.prefix}…\t${k.name}\t${k.owner ?? "-"}\t${state}\t${limits}\t${expires}\tlast used ${k.lastUsedAt?.toISOString() ?? "never"}`;
+  const used = `last used ${k.lastUsedAt?.toISOString() ?? "never"}`;
+  return `${k.id}\t${k.prefix}…\t${k.name}\t${k.owner ?? "-"}\t${state}\t${limits}\t${expires}\t${used}\t${restrictionWords(k)}`;
 }
 
 const keysCli: Command = async (args, io, withDatabase) => {
@@ -145,6 +228,12 @@ const keysCli: Command = async (args, io, withDatabase) => {
     }
     const perMinute = limit("per-minute", values["per-minute"]);
     const perDay = limit("per-day", values["per-day"]);
+    const restrictions = restrictionsOf(values);
+    if (command === "restrict" && Object.keys(restrictions).length === 0 && values.documents === undefined) {
+      throw new UsageError("give at least one restriction to set");
+    }
+    const documents =
+      values.documents === undefined || values.documents === "none" ? values.documents : await documentsFile(values.documents);
     return await withDatabase(async (db) => {
       const keys = new KeyStore(db, {
         // Where REDIS_URL is set, every gateway also hears of a revocation or new limits through Redis.
@@ -157,7 +246,8 @@ const keysCli: Command = async (args, io, withDatabase) => {
       });
       switch (command) {
         case "create": {
-          const created = await keys.create({ name: values.name!, owner, perMinute, perDay, expiresAt });
+          const created = await keys.create({ name: values.name!, owner, perMinute, perDay, expiresAt, restrictions });
+          if (documents !== undefined) await keys.setDocuments(String(created.id), documents === "none" ? null : documents);
           if (values.json) {
             io.out(`${JSON.stringify(created)}\n`);
           } else {
@@ -187,6 +277,16 @@ const keysCli: Command = async (args, io, withDatabase) => {
               `Rolled key ${rolled.record.id}: ${rolled.previousPrefix}… is now ${rolled.record.prefix}…. The old secret ${old}. ` +
                 `The new one is shown this once and cannot be recovered:\n\n  ${rolled.key}\n\n`,
             );
+          }
+          return 0;
+        }
+        case "restrict": {
+          let key = Object.keys(restrictions).length ? await keys.setRestrictions(ref!, restrictions) : await keys.find(ref!);
+          if (documents !== undefined) key = (await keys.setDocuments(String(key.id), documents === "none" ? null : documents)).key;
+          io.out(`restrictions set: ${describe(key)}\n`);
+          if (documents !== undefined) io.out(`its own trusted documents: ${documents === "none" ? "none" : documents.size}\n`);
+          if (key.restrictions.documentsOnly && documents === undefined && !loadConfig().trustedDocuments) {
+            io.err("keys: this key runs only trusted documents: give it --documents FILE, or set TRUSTED_DOCUMENTS on the gateways\n");
           }
           return 0;
         }

@@ -3,6 +3,7 @@
  * page's frame and style. Every form that changes something carries the
  * session's CSRF token; no page ever holds a key but the one just created.
  */
+import { SURFACE_NAMES, SURFACES } from "../keys/restrictions.js";
 import type { KeyRecord } from "../keys/store.js";
 import type { Limits } from "../limits/rate-limits.js";
 import type { KeyUsage } from "../usage/report.js";
@@ -77,6 +78,10 @@ const STYLE = `<style>
   select { padding: 4px 6px; font: inherit; border: 1px solid var(--line); border-radius: 4px; }
   dl.key { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; }
   dl.key dt { color: var(--muted); }
+  .restrictions { display: block; font-size: 13px; }
+  form.restrictions textarea { font: 13px ui-monospace, monospace; padding: 4px 6px; border: 1px solid var(--line); border-radius: 4px; max-width: 100%; }
+  form.restrictions fieldset { border: 1px solid var(--line); border-radius: 4px; margin: 8px 0; }
+  form.restrictions input[type=number] { width: 7em; padding: 4px 6px; font: inherit; border: 1px solid var(--line); border-radius: 4px; }
   .secret { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
   .secret code { font-size: 15px; padding: 6px 8px; background: #fff; border: 1px solid var(--line); border-radius: 4px; word-break: break-all; }
   form.inline { display: inline; }
@@ -128,7 +133,7 @@ export function keysPage(o: KeysPageOptions): string {
 <a class="button quiet" href="/account/keys/${k.id}/revoke" data-revoke="${html(k.prefix)}" style="background:transparent;color:#c0392b;border-color:#c0392b">Revoke…</a>`;
       const rowClass = k.revokedAt ? "revoked" : expiringSoon.includes(k) ? "active warn" : "active";
       return `<tr class="${rowClass}" data-prefix="${html(k.prefix)}">
-<td>${html(k.name)}</td><td><code>${html(k.prefix)}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
+<td>${html(k.name)}${restrictionSummary(k)}</td><td><code>${html(k.prefix)}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
 <td class="expires">${expiryCell(k, now)}</td>
 <td>${n(k.perMinute ?? o.defaults.perMinute)}${k.perMinute === null ? ' <span class="muted">(default)</span>' : ""}</td>
 <td>${n(perDay)}${k.perDay === null ? ' <span class="muted">(default)</span>' : ""}</td>
@@ -221,8 +226,50 @@ function deprecatedRow(key: KeyRecord, usage: KeyUsage | undefined): string {
   return `\n<tr class="deprecated-uses" data-prefix="${html(key.prefix)}"><td colspan="11"><strong>Uses what is deprecated</strong> (it will be removed; see the changelog):<ul>${items}</ul></td></tr>`;
 }
 
-/** One key's page: what it is, a new expiry, and a roll to a new secret. */
-export function managePage(session: AccountSession, key: KeyRecord, notice?: string, now = Date.now()): string {
+/** A key's restrictions in a few words, for its row. */
+function restrictionSummary(key: KeyRecord): string {
+  const r = key.restrictions;
+  const words = [
+    r.origins && `pages on ${r.origins.join(", ")}`,
+    r.addresses && `from ${r.addresses.join(", ")}`,
+    r.surfaces && `${r.surfaces.map((s) => SURFACE_NAMES[s]).join(" and ")} only`,
+    r.documentsOnly && "trusted GraphQL documents only",
+    r.visitorPerMinute && `${n(r.visitorPerMinute)} a minute per visitor`,
+    r.visitorPerDay && `${n(r.visitorPerDay)} a day per visitor`,
+  ].filter(Boolean);
+  return words.length ? `<span class="muted restrictions">Restricted: ${html(words.join("; "))}</span>` : "";
+}
+
+/** The restrictions form of a key's page, filled with what it holds. */
+function restrictionsForm(session: AccountSession, key: KeyRecord): string {
+  const r = key.restrictions;
+  const surfaces = SURFACES.map(
+    (s) =>
+      `<label><input type="checkbox" name="surfaces" value="${s}"${!r.surfaces || r.surfaces.includes(s) ? " checked" : ""}> ${SURFACE_NAMES[s]}</label>`,
+  ).join(" ");
+  return `<form method="post" action="/account/keys/${key.id}/restrictions" id="restrict-key" class="restrictions">${csrfField(session)}
+<p><label for="origins">Web pages that may use it: their origins, one a line (<code>https://app.example.org</code>,
+<code>https://*.example.org</code>); empty: any</label><br>
+<textarea id="origins" name="origins" rows="3" cols="50">${html((r.origins ?? []).join("\n"))}</textarea></p>
+<p><label for="addresses">Client addresses that may use it: IP addresses or CIDR ranges, one a line; empty: any</label><br>
+<textarea id="addresses" name="addresses" rows="2" cols="50">${html((r.addresses ?? []).join("\n"))}</textarea></p>
+<fieldset><legend>Surfaces</legend>${surfaces}</fieldset>
+<p><label><input type="checkbox" name="documents_only" value="yes"${r.documentsOnly ? " checked" : ""}> On GraphQL, only trusted documents
+(the ones the platform trusts, or a set the operator attached to this key), sent by id or text</label></p>
+<p><label for="visitor-minute">Requests one visitor (client address) may make a minute</label>
+<input type="number" id="visitor-minute" name="visitor_per_minute" min="1" value="${r.visitorPerMinute ?? ""}">
+<label for="visitor-day">and a day</label>
+<input type="number" id="visitor-day" name="visitor_per_day" min="1" value="${r.visitorPerDay ?? ""}"> (empty: no limit per visitor)</p>
+<button type="submit">Save restrictions</button></form>`;
+}
+
+/** One key's page: what it is, its restrictions, a new expiry, and a roll to a new secret. */
+export function managePage(
+  session: AccountSession,
+  key: KeyRecord,
+  notice?: { kind: "info" | "error"; text: string },
+  now = Date.now(),
+): string {
   const previous = key.rolledAt
     ? `<dt>Rolled</dt><dd>${when(key.rolledAt)}; the old secret ${
         key.previousUntil && key.previousUntil.getTime() > now ? `works until ${when(key.previousUntil)}` : "no longer works"
@@ -232,9 +279,15 @@ export function managePage(session: AccountSession, key: KeyRecord, notice?: str
     `Manage “${key.name}”`,
     `<h1>Manage “${html(key.name)}”</h1>
 ${whoBar(session)}
-${notice ? `<div class="notice info" role="status" id="saved">${html(notice)}</div>` : ""}
+${notice ? `<div class="notice ${notice.kind}" role="status" id="saved">${html(notice.text)}</div>` : ""}
 <dl class="key"><dt>Key</dt><dd><code>${html(key.prefix)}…</code></dd><dt>Created</dt><dd>${when(key.createdAt)}</dd>
 <dt>Expires</dt><dd id="expiry">${expiryCell(key, now)}</dd>${previous}</dl>
+<h2>Restrictions</h2>
+<p>A key in a web page can be read by anyone who opens the page. Restrict it to your pages' origins (browsers send them; other
+programs can forge them), to your servers' addresses, to the surfaces and GraphQL documents your app uses, and give each
+visitor a share of it, so that one visitor, or one who copies the key, cannot use it all. A request outside them is refused
+with a 403 that says which.</p>
+${restrictionsForm(session, key)}
 <h2>Expiry</h2>
 <p>An expired key is refused on every surface with a message that says it expired. You can change the expiry at any time.</p>
 <form method="post" action="/account/keys/${key.id}/expiry" id="set-expiry">${csrfField(session)}

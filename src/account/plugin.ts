@@ -22,6 +22,8 @@ import { KeyError, KeyQuotaError, type KeyStore } from "../keys/store.js";
 import type { Limits, RateLimits } from "../limits/rate-limits.js";
 import type { OidcFlow, OidcSignIn } from "./oidc.js";
 import type { KeyUsage } from "../usage/report.js";
+import { SURFACES } from "../keys/restrictions.js";
+import type { Surface } from "../refusal.js";
 import {
   EXPIRY_CHOICES,
   keysPage,
@@ -40,7 +42,7 @@ export interface AccountOptions {
   /** Sign-in links and sessions. */
   sessions: AccountSessions;
   /** The keys an account owns. */
-  keys: Pick<KeyStore, "listOwned" | "createOwned" | "revokeOwned" | "findOwned" | "rollOwned" | "setExpiryOwned">;
+  keys: Pick<KeyStore, "listOwned" | "createOwned" | "revokeOwned" | "findOwned" | "rollOwned" | "setExpiryOwned" | "setRestrictionsOwned">;
   /** Where today's count of each key is read. */
   limits: Pick<RateLimits, "usedToday">;
   /** The limits of a key that has none of its own. */
@@ -74,6 +76,12 @@ const FLOW_SECONDS = 600;
 const MAX_FORM_BYTES = 8 * 1024;
 /** Longest key name. */
 const MAX_KEY_NAME = 100;
+
+/** What a key's page says after a change it redirected to. */
+const SAVED: Record<string, string> = {
+  expiry: "The new expiry is saved.",
+  restrictions: "The restrictions are saved: every gateway holds the key to them within a second.",
+};
 
 const EXPIRY_PROBLEM = `Choose an expiry: ${Object.keys(EXPIRY_CHOICES).join(", ")}.`;
 const OVERLAP_NAMES = Object.keys(OVERLAP_CHOICES).join(", ");
@@ -185,7 +193,7 @@ export function useAccount(options: AccountOptions): Plugin {
       };
 
       try {
-        const onKey = /^\/account\/keys\/(\d{1,9})(?:\/(revoke|roll|expiry))?$/.exec(path);
+        const onKey = /^\/account\/keys\/(\d{1,9})(?:\/(revoke|roll|expiry|restrictions))?$/.exec(path);
         const revoke = onKey?.[2] === "revoke" ? onKey : null;
         const route = onKey ? `/account/keys/{id}${onKey[2] ? `/${onKey[2]}` : ""}` : path;
         const allowed: Record<string, string> = {
@@ -195,6 +203,7 @@ export function useAccount(options: AccountOptions): Plugin {
           "/account/keys/{id}/revoke": "GET, HEAD, POST",
           "/account/keys/{id}/roll": "POST",
           "/account/keys/{id}/expiry": "POST",
+          "/account/keys/{id}/restrictions": "POST",
           "/account/sign-in": "GET, HEAD, POST",
           "/account/sign-out": "POST",
           "/account/oidc/start": "GET, HEAD",
@@ -276,8 +285,51 @@ export function useAccount(options: AccountOptions): Plugin {
           const key = await keys.findOwned(session.account, Number(onKey![1]));
           if (!key) return respond(404, problemPage("Not found", "you have no key with that id"));
           if (key.revokedAt) return redirect("/account/keys");
-          const saved = url.searchParams.get("saved") === "expiry" ? "The new expiry is saved." : undefined;
-          return respond(200, managePage(session, key, saved));
+          const saved = chosen(SAVED, url.searchParams.get("saved"));
+          return respond(200, managePage(session, key, saved ? { kind: "info", text: saved } : undefined));
+        }
+
+        if (route === "/account/keys/{id}/restrictions") {
+          const { session, form } = await changing();
+          const id = Number(onKey![1]);
+          const lines = (name: string) => (form.get(name) ?? "").split(/[\n,]/).filter((line) => line.trim() !== "");
+          const count = (name: string) => {
+            const value = (form.get(name) ?? "").trim();
+            if (value === "") return null;
+            if (!/^\d{1,10}$/.test(value) || Number(value) < 1)
+              throw new KeyError(`a limit per visitor is a positive whole number, got ${JSON.stringify(value)}`);
+            return Number(value);
+          };
+          const key = await keys.findOwned(session.account, id);
+          if (!key) return respond(404, problemPage("Not found", "you have no key with that id"));
+          const surfaces = form.getAll("surfaces");
+          let changed: Awaited<ReturnType<typeof keys.setRestrictionsOwned>>;
+          try {
+            if (surfaces.length === 0) throw new KeyError("choose at least one surface: a key for none would be refused everywhere");
+            changed = await keys.setRestrictionsOwned(session.account, id, {
+              origins: lines("origins"),
+              addresses: lines("addresses"),
+              surfaces: surfaces.length === SURFACES.length ? null : (surfaces as Surface[]),
+              documentsOnly: form.get("documents_only") === "yes",
+              visitorPerMinute: count("visitor_per_minute"),
+              visitorPerDay: count("visitor_per_day"),
+            });
+          } catch (error) {
+            if (!(error instanceof KeyError)) throw error;
+            return respond(400, managePage(session, key, { kind: "error", text: `Nothing was changed: ${error.message}.` }));
+          }
+          if (!changed) return respond(404, problemPage("Not found", "you have no key with that id"));
+          log?.info(
+            {
+              audit: "key.restrictions_set",
+              account: session.account,
+              keyId: changed.id,
+              prefix: changed.prefix,
+              restrictions: changed.restrictions,
+            },
+            "API key restrictions set",
+          );
+          return redirect(`/account/keys/${changed.id}?saved=restrictions`);
         }
 
         if (route === "/account/keys/{id}/expiry") {

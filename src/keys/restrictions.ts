@@ -19,10 +19,10 @@ import { BlockList, isIP } from "node:net";
 import type { Surface } from "../refusal.js";
 
 /** The surfaces, as restrictions name them. */
-const SURFACES: readonly Surface[] = ["rest", "graphql", "mcp"];
+export const SURFACES: readonly Surface[] = ["rest", "graphql", "mcp"];
 
 /** How a surface is named in messages. */
-const SURFACE_NAMES: Record<Surface, string> = { rest: "REST", graphql: "GraphQL", mcp: "MCP" };
+export const SURFACE_NAMES: Record<Surface, string> = { rest: "REST", graphql: "GraphQL", mcp: "MCP" };
 
 /** A key's restrictions as stored; null (or false) leaves that side open. */
 export interface Restrictions {

@@ -1,8 +1,9 @@
 /**
  * A key's life on "My API Keys" through `gateway.fetch`: an expiry chosen at
  * creation and changed later, the warning in a key's last 7 days, an expired
- * key's status and 401, and a roll to a new secret with each overlap; only
- * the holder's own keys, bad choices refused with nothing changed, and audit
+ * key's status and 401, a roll to a new secret with each overlap, and the
+ * key's restrictions set on its page and held on every surface; only the
+ * holder's own keys, bad choices refused with nothing changed, and audit
  * lines without a secret.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -192,5 +193,95 @@ describe("roll", () => {
     expect(Date.parse(String(lines[2]!.previousUntil)) - Date.now()).toBeGreaterThan(59 * 60_000);
     const all = h.logs.join("\n");
     for (const secret of [key.slice(13), fresh.slice(13), dora.cookie, dora.csrf]) expect(all).not.toContain(secret);
+  });
+});
+
+describe("restrictions", () => {
+  const form = (fields: Record<string, string | readonly string[]>) => {
+    const body = new URLSearchParams();
+    for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) body.append(name, v);
+    return body;
+  };
+  const post = (id: number, fields: Record<string, string | readonly string[]>) =>
+    h.fetch(`/account/keys/${id}/restrictions`, {
+      method: "POST",
+      headers: {
+        cookie: `uedu_session=${dora.cookie}`,
+        "content-type": "application/x-www-form-urlencoded",
+        origin: "http://gateway.test",
+      },
+      body: form({ csrf: dora.csrf, ...fields }).toString(),
+    });
+
+  it("set on the key's page: held on every surface at once, shown in the list, an audit line", async () => {
+    const { id, key } = await create("web page");
+    const page = await (await dora.get(`/account/keys/${id}`)).text();
+    expect(page).toContain(`<form method="post" action="/account/keys/${id}/restrictions" id="restrict-key" class="restrictions">`);
+    h.logs.length = 0;
+    const saved = await post(id, {
+      origins: "https://app.example.org\r\nhttps://*.example.net",
+      addresses: "",
+      surfaces: ["rest", "graphql"],
+      documents_only: "",
+      visitor_per_minute: "10",
+      visitor_per_day: "",
+    });
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get("location")).toBe(`/account/keys/${id}?saved=restrictions`);
+    expect((await h.keys.find(String(id))).restrictions).toEqual({
+      origins: ["https://app.example.org", "https://*.example.net"],
+      addresses: null,
+      surfaces: ["rest", "graphql"],
+      documentsOnly: false,
+      visitorPerMinute: 10,
+      visitorPerDay: null,
+    });
+    const api = (headers: Record<string, string>, path = "/api/v1/universities") =>
+      h.fetch(path, { headers: { authorization: `Bearer ${key}`, ...headers } });
+    expect((await api({ origin: "https://app.example.org" })).status).toBe(200);
+    expect((await api({ origin: "https://shop.example.net" })).status).toBe(200);
+    expect((await api({ origin: "https://copier.test" })).status).toBe(403);
+    expect((await api({})).status).toBe(403);
+    const mcp = await h.fetch("/mcp", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(mcp.status).toBe(403);
+    const list = await (await dora.get("/account/keys")).text();
+    expect(rowOf(list, key.slice(0, 13))).toContain(
+      "Restricted: pages on https://app.example.org, https://*.example.net; REST and GraphQL only; 10 a minute per visitor",
+    );
+    const shown = await (await dora.get(saved.headers.get("location")!)).text();
+    expect(shown).toContain("The restrictions are saved");
+    expect(shown).toContain(">https://app.example.org\nhttps://*.example.net</textarea>");
+    const audit = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.audit === "key.restrictions_set");
+    expect(audit).toMatchObject({ account: "dora", keyId: id, prefix: key.slice(0, 13), restrictions: { visitorPerMinute: 10 } });
+    expect(h.logs.join("\n")).not.toContain(key.slice(13));
+  });
+
+  it("a bad origin, range or limit, or no surface at all, is a 400 that says why, and nothing changes", async () => {
+    const { id } = await create("kept open");
+    for (const [fields, words] of [
+      [{ origins: "app.example.org", surfaces: ["rest"] }, "an origin is a scheme and host"],
+      [{ addresses: "10.0.0.0/99", surfaces: ["rest"] }, "an address range is an IP address or a CIDR range"],
+      [{ visitor_per_minute: "0", surfaces: ["rest"] }, "a limit per visitor is a positive whole number"],
+      [{ origins: "https://app.example.org" }, "choose at least one surface"],
+    ] as const) {
+      const refused = await post(id, fields);
+      expect(refused.status, words).toBe(400);
+      expect(await refused.text()).toContain(`Nothing was changed: ${words}`);
+    }
+    expect((await h.keys.find(String(id))).restrictions).toEqual({
+      origins: null,
+      addresses: null,
+      surfaces: null,
+      documentsOnly: false,
+      visitorPerMinute: null,
+      visitorPerDay: null,
+    });
+    const carols = await h.keys.create({ name: "carol's", owner: "carol" });
+    expect((await post(carols.id, { origins: "https://app.example.org", surfaces: ["rest"] })).status).toBe(404);
+    expect((await h.keys.find(String(carols.id))).restrictions.origins).toBeNull();
   });
 });

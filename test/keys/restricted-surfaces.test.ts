@@ -18,6 +18,7 @@ import { UsageRecorder } from "../../src/usage/recorder.js";
 import { canaryExport } from "../support/canary.js";
 import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
+import { type ListeningGateway, listen } from "../support/socket.js";
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 const TRUSTED_TEXT = "query Trusted { universities(first: 1) { totalCount } }";
@@ -28,6 +29,8 @@ const APP = "https://app.example.org";
 let trustedGateway: TestGateway;
 let apqGateway: Gateway;
 let prisma: ReturnType<typeof createReadClient>;
+let direct: ListeningGateway;
+let proxied: ListeningGateway;
 let usage: UsageRecorder;
 const keys: Record<string, { key: string; id: number }> = {};
 
@@ -44,6 +47,7 @@ beforeAll(async () => {
   await make("own documents", { documentsOnly: true });
   await store.setDocuments(String(keys["own documents"]!.id), new Map([[sha256(OWN_TEXT), OWN_TEXT]]));
   await make("visitors", { visitorPerMinute: 2 }, 5);
+  await make("from 203.0.113.0/24", { addresses: ["203.0.113.0/24"] });
   const limits = new RateLimits({ defaults: { perMinute: 60, perDay: 10_000 } });
   usage = new UsageRecorder({ db, flushMs: 3_600_000 });
   const trusted = new Map([[sha256(TRUSTED_TEXT), TRUSTED_TEXT]]);
@@ -59,8 +63,13 @@ beforeAll(async () => {
   // A second gateway on the same database, without trusted documents (automatic persisted queries).
   prisma = createReadClient(db);
   apqGateway = createGateway({ db, prisma, auth: { keys: new KeyStore(db), limits } });
+  // Over real sockets: the lean path reads the document itself; one gateway trusts the loopback proxy's X-Forwarded-For.
+  direct = await listen(apqGateway);
+  proxied = await listen(createGateway({ db, prisma, auth: { keys: new KeyStore(db), limits, trustedProxies: ["loopback"] } }));
 });
 afterAll(async () => {
+  await direct?.close();
+  await proxied?.close();
   await prisma?.$disconnect();
   await trustedGateway?.close();
 });
@@ -193,6 +202,40 @@ describe("a limit per visitor", () => {
       /^rate limit exceeded: 2 requests per minute from one address \(the key's per-visitor limit\); retry in \d+ s$/,
     );
     expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+  });
+});
+
+describe("over a socket", () => {
+  const over = (base: string, key: string, headers: Record<string, string> = {}, body?: unknown) =>
+    fetch(`${base}${body === undefined ? "/api/v1/universities" : "/graphql"}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
+  it("addresses: the socket's peer, X-Forwarded-For only from a trusted proxy, and then its nearest untrusted address", async () => {
+    const key = k("from 203.0.113.0/24");
+    // Not behind a trusted proxy: the header is not read, and the peer (127.0.0.1) is outside the range.
+    const spoofed = await over(direct.base, key, { "x-forwarded-for": "203.0.113.5" });
+    expect(spoofed.status).toBe(403);
+    expect(spoofed.body.error).toBe("this API key may be used only from its allowed addresses, and this request came from 127.0.0.1");
+    expect((await over(proxied.base, key, { "x-forwarded-for": "203.0.113.5" })).status).toBe(200);
+    expect((await over(proxied.base, key, { "x-forwarded-for": "198.51.100.7" })).body.error).toContain("came from 198.51.100.7");
+    // A client cannot hide behind an address it writes first: the proxy appended the one it saw.
+    expect((await over(proxied.base, key, { "x-forwarded-for": "203.0.113.5, 198.51.100.7" })).status).toBe(403);
+    expect((await over(proxied.base, key, { "x-forwarded-for": "198.51.100.7, 127.0.0.1" })).body.error).toContain(
+      "came from 198.51.100.7",
+    );
+    expect((await over(proxied.base, key)).status).toBe(403);
+  });
+
+  it("documents only on the lean path: an answer it keeps or a document it planned for another key is refused all the same", async () => {
+    for (let i = 0; i < 3; i++) expect((await over(direct.base, k("open"), {}, { query: OTHER_TEXT })).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await over(direct.base, k("open"), {}, { query: OWN_TEXT })).status).toBe(200);
+    const refused = await over(direct.base, k("own documents"), {}, { query: OTHER_TEXT });
+    expect(refused.status).toBe(403);
+    expect(refused.body.errors[0].extensions.code).toBe("FORBIDDEN");
+    expect((await over(direct.base, k("own documents"), {}, { query: OWN_TEXT })).status).toBe(200);
   });
 });
 

@@ -173,6 +173,8 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
   const outcomes = new WeakMap<Request, KeyOutcome>();
   /** The peer address of each request that came over a socket. */
   const addresses = new WeakMap<Request, string>();
+  /** The body the lean path read of a request it handed on (src/lean/path.ts `handOn`): parsed, or its bytes. */
+  const handedBodies = new WeakMap<Request, unknown>();
   const allowedFailures = options.failedChecksPerMinute ?? 30;
   const failures = new RateLimiterMemory({ keyPrefix: "key-check-failures", points: allowedFailures, duration: 60 });
   const trust = options.trustedProxies?.length ? proxyAddr.compile([...options.trustedProxies]) : undefined;
@@ -274,15 +276,24 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
   }
 
   async function authorize(request: Request, surface: Surface): Promise<Response | undefined> {
-    /** The document a GraphQL request names: read from its URL, or from a copy of its body (yoga reads the body itself later). */
+    /**
+     * The document a GraphQL request names: read from its URL, from the body
+     * the lean path read and handed on with it, or from a copy of its body
+     * (yoga reads the body itself later).
+     */
     const document = async () => {
+      const handed = handedBodies.get(request);
       const params =
         request.method === "GET"
           ? Object.fromEntries(new URL(request.url).searchParams)
-          : await request
-              .clone()
-              .json()
-              .catch(() => undefined);
+          : handed !== undefined
+            ? Buffer.isBuffer(handed)
+              ? safeParse(handed.toString("utf8"))
+              : handed
+            : await request
+                .clone()
+                .json()
+                .catch(() => undefined);
       return params && typeof params === "object" ? documentHashOf(params, sha256Hex) : undefined;
     };
     const checked = await check(
@@ -306,9 +317,10 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
 
   const plugin: Plugin = {
     async onRequest({ request, url, endResponse, serverContext }) {
-      const nodeRequest = (serverContext as { req?: { socket?: { remoteAddress?: string } } }).req;
+      const nodeRequest = (serverContext as { req?: { socket?: { remoteAddress?: string }; body?: unknown } }).req;
       const address = nodeRequest?.socket?.remoteAddress;
       if (address) addresses.set(request, address);
+      if (nodeRequest?.body !== undefined) handedBodies.set(request, nodeRequest.body);
       const before = nodeRequest && checkedBefore.get(nodeRequest);
       if (before) {
         outcomes.set(request, before.outcome);
@@ -341,4 +353,13 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
     },
   };
   return { plugin, authorize, check, outcomeOf: (request) => outcomes.get(request) };
+}
+
+/** JSON text parsed, or undefined when it is not JSON. */
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

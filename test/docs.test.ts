@@ -98,7 +98,7 @@ const RUN_ELSEWHERE: { pattern: RegExp; file: string; evidence: string }[] = [
   { pattern: /^npm run keys -- sign-in-link /, file: "test/account/browser.test.ts", evidence: "docs/api-keys.md" },
   // On a key the page's create line made: its id stands for the page's.
   {
-    pattern: /^npm run keys -- (create .*--expires|list --expiring|set-expiry|roll) /,
+    pattern: /^npm run keys -- (create .*--expires|list --expiring|set-expiry|roll|restrict) /,
     file: "test/keys/cli.test.ts",
     evidence: "docs/api-keys.md",
   },

@@ -177,10 +177,14 @@ describe("npm run keys", () => {
     expect(human.stdout).toMatch(/\n\s+uedu_[0-9A-Za-z]{40}\n/);
   });
 
-  it("docs/api-keys.md's expiry and roll lines run as written, on the key its create line makes", { timeout: 120_000 }, async () => {
+  it("docs/api-keys.md's expiry, roll and restrict lines run as written, on the key its create line makes", {
+    timeout: 120_000,
+  }, async () => {
     const page = readFileSync(join(import.meta.dirname, "..", "..", "docs", "api-keys.md"), "utf8");
-    const shown = [...page.matchAll(/^npm run keys -- ((?:create .*--expires|list --expiring|set-expiry|roll) .*)$/gm)].map((m) => m[1]!);
-    expect(shown.map((line) => line.split(" ")[0])).toEqual(["create", "list", "set-expiry", "roll"]);
+    const shown = [...page.matchAll(/^npm run keys -- ((?:create .*--expires|list --expiring|set-expiry|roll|restrict) .*)$/gm)].map(
+      (m) => m[1]!,
+    );
+    expect(shown.map((line) => line.split(" ")[0])).toEqual(["create", "list", "set-expiry", "roll", "restrict", "restrict"]);
     const [create, ...rest] = shown;
     const created = await keys(create!.split(" "));
     expect(created.code, created.stderr).toBe(0);
@@ -194,11 +198,14 @@ describe("npm run keys", () => {
       expect(run.code, `${line}: ${run.stderr}`).toBe(0);
       runs.push(run);
     }
-    const [expiring, set, roll] = runs as [CliRun, CliRun, CliRun];
+    const [expiring, set, roll, , restricted] = runs as [CliRun, CliRun, CliRun, CliRun, CliRun];
     // Made to expire in 90 days: not within 7.
     expect(lines(expiring.stdout).map((l) => l.split("\t")[0])).not.toContain(id);
     expect(row(set.stdout.replace(/^expiry set: /, ""), Number(id))).toMatch(/\tcourse-map\talice\tactive\t/);
     expect(roll.stdout).toMatch(/The old secret works until \d{4}-\d\d-\d\dT[\d:.]+Z, then stops on every gateway\./);
+    expect(restricted.stdout).toContain(
+      "\trestricted: origins https://app.example.org,https://staging.example.org; surfaces graphql; documents only; 30/min per visitor; 1000/day per visitor\n",
+    );
   });
 
   it("restrict: sets each restriction given, lists them, attaches documents; bad values exit 1 or 2 and change nothing", {

@@ -208,7 +208,7 @@ export function leanPath(options: LeanPathOptions): LeanPath {
         referer: request.headers.referer,
         forwardedFor: request.headers["x-forwarded-for"] as string | undefined,
         requestId: served.requestId,
-        ...(served.document ? { document: served.document } : {}),
+        document: served.document,
       },
       served.surface,
     );
@@ -437,10 +437,11 @@ export function leanPath(options: LeanPathOptions): LeanPath {
   ): boolean {
     const key = `graphql GET ${request.headers.accept ?? ""} ${target}`;
     const kept = answers.bytes(key);
-    const served = () => ({
-      ...servedAs(request, started, "graphql", "/graphql", "/graphql"),
-      document: () => documentHashOf(Object.fromEntries(new URLSearchParams(target.slice(target.indexOf("?") + 1))), sha256Hex),
-    });
+    const served = () => {
+      const named = servedAs(request, started, "graphql", "/graphql", "/graphql");
+      named.document = () => documentHashOf(Object.fromEntries(new URLSearchParams(target.slice(target.indexOf("?") + 1))), sha256Hex);
+      return named;
+    };
     if (kept) {
       serve(request, response, kept, served());
       return true;

@@ -104,7 +104,7 @@ export interface KeyCall {
    * The SHA-256 of the GraphQL document the request runs (its text's, or the
    * id it sends), read only for a documents-only key.
    */
-  document?: () => string | undefined | Promise<string | undefined>;
+  document?: (() => string | undefined | Promise<string | undefined>) | undefined;
   /** The request's id (src/plugins/access-log.ts), for the log line of a failed check. */
   requestId: string | undefined;
 }
@@ -215,11 +215,6 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
         "www-authenticate": challenge("invalid_request", message),
       });
     }
-    /** A 403 for a key used outside its restrictions (the access log counts it for the key), and a failed check of the address. */
-    const forbid = async (restriction: Restriction, message: string) => {
-      await fail();
-      return refuse(restriction, 403, message, "FORBIDDEN");
-    };
     let decision: Awaited<ReturnType<ApiKeyOptions["limits"]["take"]>>;
     try {
       const verified = await options.keys.verify(presented.key);
@@ -237,17 +232,19 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
       }
       const { key, restrictions } = verified;
       outcome.keyId = key.id;
-      const restricted = refusalOf(restrictions, {
-        surface,
-        origin: call.originHeader,
-        referer: call.referer,
-        address,
-      });
+      // Most keys have no restriction: nothing more is read of the request.
+      let restricted = restrictions.guarded
+        ? refusalOf(restrictions, { surface, origin: call.originHeader, referer: call.referer, address })
+        : undefined;
       const documentsOnly = surface === "graphql" && key.restrictions.documentsOnly;
       if (!restricted && documentsOnly && !documentAllowed(await call.document?.(), verified.documents, options.trustedDocuments)) {
-        return await forbid("document", DOCUMENT_REFUSAL);
+        restricted = { restriction: "document", message: DOCUMENT_REFUSAL };
       }
-      if (restricted) return await forbid(restricted.restriction, restricted.message);
+      if (restricted) {
+        // Counted for the key by the access log, and as a failed check of the address.
+        await fail();
+        return refuse(restricted.restriction, 403, restricted.message, "FORBIDDEN");
+      }
       if (documentsOnly) outcome.documentsOnly = { own: verified.documents };
       const { visitorPerMinute, visitorPerDay } = key.restrictions;
       const visitor =
@@ -275,27 +272,28 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
     return { outcome, headers };
   }
 
+  /**
+   * The document a GraphQL request names: read from its URL, from the body
+   * the lean path read and handed on with it, or from a copy of its body
+   * (yoga reads the body itself later).
+   */
+  async function documentOf(request: Request): Promise<string | undefined> {
+    const handed = handedBodies.get(request);
+    const params =
+      request.method === "GET"
+        ? Object.fromEntries(new URL(request.url).searchParams)
+        : handed !== undefined
+          ? Buffer.isBuffer(handed)
+            ? safeParse(handed.toString("utf8"))
+            : handed
+          : await request
+              .clone()
+              .json()
+              .catch(() => undefined);
+    return params && typeof params === "object" ? documentHashOf(params, sha256Hex) : undefined;
+  }
+
   async function authorize(request: Request, surface: Surface): Promise<Response | undefined> {
-    /**
-     * The document a GraphQL request names: read from its URL, from the body
-     * the lean path read and handed on with it, or from a copy of its body
-     * (yoga reads the body itself later).
-     */
-    const document = async () => {
-      const handed = handedBodies.get(request);
-      const params =
-        request.method === "GET"
-          ? Object.fromEntries(new URL(request.url).searchParams)
-          : handed !== undefined
-            ? Buffer.isBuffer(handed)
-              ? safeParse(handed.toString("utf8"))
-              : handed
-            : await request
-                .clone()
-                .json()
-                .catch(() => undefined);
-      return params && typeof params === "object" ? documentHashOf(params, sha256Hex) : undefined;
-    };
     const checked = await check(
       {
         authorization: request.headers.get("authorization"),
@@ -305,7 +303,7 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
         referer: request.headers.get("referer"),
         forwardedFor: trust ? request.headers.get("x-forwarded-for") : undefined,
         requestId: requestIdOf(request),
-        ...(surface === "graphql" ? { document } : {}),
+        document: surface === "graphql" ? () => documentOf(request) : undefined,
       },
       surface,
     );

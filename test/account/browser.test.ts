@@ -3,9 +3,10 @@
  * against `npm start`'s entry on a fresh embedded DATA_DIR, as the issue's
  * acceptance says: the operator prints a sign-in link with docs/api-keys.md's own
  * command line; the holder opens it, signs in, creates a key (copied with the
- * button), calls /api/v1/universities with it (200), sets its expiry and
- * rolls it on its page (both secrets work through the overlap), revokes it
- * after the confirmation, and the next call gets 401. Any request to another
+ * button), calls /api/v1/universities with it (200), sets its expiry,
+ * rolls it (both secrets work through the overlap) and restricts it on its
+ * page (a call from elsewhere gets 403), revokes it after the confirmation,
+ * and the next call gets 401. Any request to another
  * host, or any error on a page, fails the test.
  */
 import { readFileSync, rmSync } from "node:fs";
@@ -50,7 +51,7 @@ describe.skipIf(!present)("My API Keys in a browser, on a fresh npm start", () =
     expect(signInLine).toBe("sign-in-link --owner alice");
   });
 
-  it("link → sign in → create → 200 → expiry → roll → revoke → 401", async () => {
+  it("link → sign in → create → 200 → expiry → roll → restrict → 403 → revoke → 401", async () => {
     // The operator, while the gateway serves, in the gateway's environment: the link is under its address.
     const printed = await cli(join(tmp, "data"), "keys", signInLine!.split(" "), { env: { PORT: new URL(gateway.base).port } });
     expect(printed.code, printed.stderr).toBe(0);
@@ -125,6 +126,36 @@ describe.skipIf(!present)("My API Keys in a browser, on a fresh npm start", () =
     expect((await call(key)).status).toBe(200);
     await page.goto(`${gateway.base}/account/keys`);
     expect(await page.locator(`tr[data-prefix="${rolled.slice(0, 13)}"] td.status`).textContent()).toBe("active");
+
+    // 3c. Restrict it to a page's origin and to REST, with a share per visitor: a call that names no origin is refused.
+    await Promise.all([
+      page.waitForURL(/\/account\/keys\/\d+$/),
+      page
+        .locator(`tr[data-prefix="${rolled.slice(0, 13)}"]`)
+        .getByText("Manage…")
+        .click(),
+    ]);
+    await page.fill("#origins", "https://app.example.org");
+    await page.uncheck("input[name=surfaces][value=graphql]");
+    await page.uncheck("input[name=surfaces][value=mcp]");
+    await page.fill("#visitor-minute", "30");
+    await Promise.all([page.waitForURL(/\?saved=restrictions$/), page.click("#restrict-key button[type=submit]")]);
+    expect(await page.textContent("#saved")).toContain("The restrictions are saved");
+    expect(await page.inputValue("#origins")).toBe("https://app.example.org");
+    expect(await page.isChecked("input[name=surfaces][value=rest]")).toBe(true);
+    expect(await page.isChecked("input[name=surfaces][value=graphql]")).toBe(false);
+    expect(await seriousViolations(page), "axe-core on a restricted key's page").toEqual([]);
+    const restricted = await call(rolled);
+    expect(restricted.status).toBe(403);
+    expect(((await restricted.json()) as { error: string }).error).toContain("allowed origins, and this request named none");
+    const fromPage = await fetch(`${gateway.base}/api/v1/universities`, {
+      headers: { authorization: `Bearer ${rolled}`, origin: "https://app.example.org" },
+    });
+    expect(fromPage.status).toBe(200);
+    await page.goto(`${gateway.base}/account/keys`);
+    expect(await page.textContent(`tr[data-prefix="${rolled.slice(0, 13)}"] .restrictions`)).toBe(
+      "Restricted: pages on https://app.example.org; REST only; 30 a minute per visitor",
+    );
 
     // 4. Revoke it, after the confirmation: both secrets stop.
     const current = page.locator(`tr[data-prefix="${rolled.slice(0, 13)}"]`);

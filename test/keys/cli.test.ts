@@ -170,6 +170,11 @@ describe("npm run keys", () => {
       expect(run.stdout).not.toContain(key.key.slice(13));
       expect(run.stdout).not.toContain(String(roll.key).slice(13));
     }
+    // Each change is an audit line on standard error, with prefixes and never a secret.
+    const line = JSON.parse(rolled.stderr.trim().split("\n").at(-1)!) as Record<string, unknown>;
+    expect(line).toMatchObject({ audit: "key.rolled", by: "operator", keyId: key.id, prefix: roll.prefix, previousPrefix: key.prefix });
+    expect(JSON.parse(never.stderr.trim())).toMatchObject({ audit: "key.expiry_set", keyId: key.id, expiresAt: null });
+    for (const run of [rolled, never]) expect(run.stderr).not.toContain(String(roll.key).slice(13));
     const human = await keys(["roll", String(key.id)]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain(`Rolled key ${key.id}: ${roll.prefix}… is now`);
@@ -260,6 +265,12 @@ describe("npm run keys", () => {
       "\trestricted: origins https://app.example.org; addresses 203.0.113.0/24; surfaces graphql,rest; documents only; 10/min per visitor\n",
     );
     expect(restricted.stdout).toContain("its own trusted documents: 1\n");
+    expect(JSON.parse(restricted.stderr.trim())).toMatchObject({
+      audit: "key.restrictions_set",
+      keyId: id,
+      restrictions: { addresses: ["203.0.113.0/24"], visitorPerMinute: 10, documentsOnly: true },
+      documents: 1,
+    });
     const opened = await keys([
       "restrict",
       String(id),

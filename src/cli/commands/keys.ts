@@ -120,6 +120,14 @@ function restrictionsOf(values: Record<string, string | boolean | undefined>): R
   return change;
 }
 
+/**
+ * An audit line of an operator's change, on standard error as one JSON
+ * object (the gateway's own audit lines, for changes on My API Keys, are in
+ * its log): what changed, of which key by prefix, never a secret.
+ */
+const audit = (io: { err(text: string): void }, event: string, fields: Record<string, unknown>) =>
+  io.err(`${JSON.stringify({ audit: event, by: "operator", time: new Date().toISOString(), ...fields })}\n`);
+
 /** A key's restrictions in a few words, for its list line. */
 function restrictionWords(k: KeyRecord): string {
   const r = k.restrictions;
@@ -267,6 +275,12 @@ const keysCli: Command = async (args, io, withDatabase) => {
         case "roll": {
           const rolled = await keys.roll(ref!, overlap);
           const until = rolled.record.previousUntil!.toISOString();
+          audit(io, "key.rolled", {
+            keyId: rolled.record.id,
+            prefix: rolled.record.prefix,
+            previousPrefix: rolled.previousPrefix,
+            previousUntil: until,
+          });
           if (values.json) {
             io.out(
               `${JSON.stringify({ id: rolled.record.id, key: rolled.key, prefix: rolled.record.prefix, previous_prefix: rolled.previousPrefix, previous_until: until })}\n`,
@@ -284,15 +298,26 @@ const keysCli: Command = async (args, io, withDatabase) => {
           let key = Object.keys(restrictions).length ? await keys.setRestrictions(ref!, restrictions) : await keys.find(ref!);
           if (documents !== undefined) key = (await keys.setDocuments(String(key.id), documents === "none" ? null : documents)).key;
           io.out(`restrictions set: ${describe(key)}\n`);
+          audit(io, "key.restrictions_set", {
+            keyId: key.id,
+            prefix: key.prefix,
+            restrictions: key.restrictions,
+            ...(documents === undefined ? {} : { documents: documents === "none" ? 0 : documents.size }),
+          });
           if (documents !== undefined) io.out(`its own trusted documents: ${documents === "none" ? "none" : documents.size}\n`);
           if (key.restrictions.documentsOnly && documents === undefined && !loadConfig().trustedDocuments) {
-            io.err("keys: this key runs only trusted documents: give it --documents FILE, or set TRUSTED_DOCUMENTS on the gateways\n");
+            io.err(
+              "keys: this key runs only trusted documents: its own set (--documents FILE) if it has one, else TRUSTED_DOCUMENTS, which is unset here\n",
+            );
           }
           return 0;
         }
-        case "set-expiry":
-          io.out(`expiry set: ${describe(await keys.setExpiry(ref!, expiresAt!))}\n`);
+        case "set-expiry": {
+          const key = await keys.setExpiry(ref!, expiresAt!);
+          io.out(`expiry set: ${describe(key)}\n`);
+          audit(io, "key.expiry_set", { keyId: key.id, prefix: key.prefix, expiresAt: key.expiresAt });
           return 0;
+        }
         case "revoke":
           io.out(`revoked: ${describe(await keys.revoke(ref!))}\n`);
           return 0;

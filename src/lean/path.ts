@@ -122,7 +122,7 @@ interface Served {
   /** What the request used, when its name says it (a v1 GET's route and parameters); otherwise its kept answer's. */
   uses: readonly string[] | undefined;
   /** The SHA-256 of a GraphQL request's document (its text's or the id it sends), read only for a documents-only key. */
-  document?: () => string | undefined;
+  document: (() => string | undefined) | undefined;
 }
 
 /**
@@ -379,6 +379,8 @@ export function leanPath(options: LeanPathOptions): LeanPath {
     route,
     path,
     uses,
+    // Set on every one, so that every Served has one shape.
+    document: undefined,
   });
 
   /**

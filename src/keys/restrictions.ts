@@ -17,6 +17,7 @@
  */
 import { BlockList, isIP } from "node:net";
 import type { Surface } from "../refusal.js";
+import { DOCUMENT_ID } from "../sha256.js";
 
 /** The surfaces, as restrictions name them. */
 export const SURFACES: readonly Surface[] = ["rest", "graphql", "mcp"];
@@ -229,14 +230,15 @@ export function documentHashOf(
   sha256: (text: string) => string,
 ): string | undefined {
   if (typeof params.query === "string") return sha256(params.query);
-  const id = typeof params.documentId === "string" ? /^(?:sha256:)?([0-9a-f]{64})$/.exec(params.documentId)?.[1] : undefined;
+  const id = typeof params.documentId === "string" ? DOCUMENT_ID.exec(params.documentId)?.[1] : undefined;
   if (id) return id;
-  const extensions = typeof params.extensions === "string" ? safeJson(params.extensions) : params.extensions;
+  const extensions = typeof params.extensions === "string" ? parsedOrUndefined(params.extensions) : params.extensions;
   const hash = (extensions as { persistedQuery?: { sha256Hash?: unknown } } | null | undefined)?.persistedQuery?.sha256Hash;
   return typeof hash === "string" && /^[0-9a-f]{64}$/.test(hash) ? hash : undefined;
 }
 
-function safeJson(text: string): unknown {
+/** JSON text parsed, or undefined when it is not JSON. */
+export function parsedOrUndefined(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -11,7 +11,15 @@ import proxyAddr from "proxy-addr";
 import { RateLimiterMemory } from "rate-limiter-flexible";
 import { isUnavailable, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE } from "../db/availability.js";
 import { GraphQLError } from "graphql";
-import { DOCUMENT_REFUSAL, documentAllowed, documentHashOf, type Restriction, refusalOf, visitorOf } from "../keys/restrictions.js";
+import {
+  DOCUMENT_REFUSAL,
+  documentAllowed,
+  documentHashOf,
+  parsedOrUndefined,
+  type Restriction,
+  refusalOf,
+  visitorOf,
+} from "../keys/restrictions.js";
 import { sha256Hex } from "../sha256.js";
 import type { KeyStore } from "../keys/store.js";
 import { bearerKey } from "../keys/secret.js";
@@ -284,7 +292,7 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
         ? Object.fromEntries(new URL(request.url).searchParams)
         : handed !== undefined
           ? Buffer.isBuffer(handed)
-            ? safeParse(handed.toString("utf8"))
+            ? parsedOrUndefined(handed.toString("utf8"))
             : handed
           : await request
               .clone()
@@ -351,13 +359,4 @@ export function useApiKeys(options: ApiKeyOptions): ApiKeyGuard {
     },
   };
   return { plugin, authorize, check, outcomeOf: (request) => outcomes.get(request) };
-}
-
-/** JSON text parsed, or undefined when it is not JSON. */
-function safeParse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -32,7 +32,7 @@ import { z } from "zod";
 import { type DocumentRedis, PersistedQueryStore } from "../cache/persisted-queries.js";
 import { ConfigError } from "../config.js";
 import { DOCUMENT_BOUNDS, type DocumentBounds, isLimitCode, parseWithinTokens, shapeErrors } from "../schema/document-limits.js";
-import { sha256Hex } from "../sha256.js";
+import { DOCUMENT_ID, sha256Hex } from "../sha256.js";
 
 /** Hash → document text. */
 export type TrustedDocuments = ReadonlyMap<string, string>;
@@ -59,9 +59,6 @@ function limitProblem(error: unknown): string | undefined {
 }
 
 const badRequest = (message: string, code: string) => ({ message, extensions: { code, http: { status: 400 } } });
-
-/** A `documentId` as the GraphQL over HTTP persisted documents appendix writes a SHA-256 one, or as Relay's `params.id` is. */
-const DOCUMENT_ID = /^(?:sha256:)?([0-9a-f]{64})$/;
 
 /**
  * The request's `documentId`, if it has one, as the `extensions.persistedQuery`

@@ -55,6 +55,13 @@ const postgresUrlCheck = (value: string, context: z.RefinementCtx) => {
 };
 const postgresUrl = () => variable(z.string().superRefine(postgresUrlCheck).optional(), `${POSTGRES_URL_FORMS}, or unset`);
 
+/** A comma-separated value's entries, each trimmed, the empty ones left out. */
+const commaList = (list: string): string[] =>
+  list
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+
 /** Every variable the process reads, validated once at start (docs/contract.md §7). */
 export const VARIABLES = {
   PORT: integer(0, 65_535, 4000),
@@ -64,12 +71,7 @@ export const VARIABLES = {
   DATABASE_REPLICA_URLS: variable(
     z
       .string()
-      .transform((list) =>
-        list
-          .split(",")
-          .map((u) => u.trim())
-          .filter(Boolean),
-      )
+      .transform(commaList)
       .pipe(z.array(z.string().superRefine(postgresUrlCheck)))
       .optional(),
     "comma-separated URLs like postgresql://user@replica1:5432/db of streaming replicas of DATABASE_URL, or unset",
@@ -103,12 +105,7 @@ export const VARIABLES = {
   CORS_ORIGINS: variable(
     z
       .string()
-      .transform((list) =>
-        list
-          .split(",")
-          .map((o) => o.trim())
-          .filter(Boolean),
-      )
+      .transform(commaList)
       .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/)))
       .optional(),
     "comma-separated origins like https://app.example.org, or unset",
@@ -116,12 +113,7 @@ export const VARIABLES = {
   TRUSTED_PROXIES: variable(
     z
       .string()
-      .transform((list) =>
-        list
-          .split(",")
-          .map((o) => o.trim())
-          .filter(Boolean),
-      )
+      .transform(commaList)
       .pipe(z.array(z.string()).refine((entries) => trustedProxiesProblem(entries) === undefined))
       .optional(),
     "comma-separated addresses or CIDR ranges of the proxies in front, like 10.0.0.0/8, or loopback, or unset (no X-Forwarded-For is read)",

@@ -244,8 +244,19 @@ class ServerProcess implements PrivateServer {
   }
 
   freeze(): void {
-    // The server first (it starts no one new then), then its children.
-    for (const pid of this.tree()) signal(pid, "SIGSTOP");
+    // The server first, so that it starts no one new; then its children, read again until every
+    // one is seen stopped: a backend forked between the listing and the server's stop is not in
+    // the first list, and would go on answering a frozen server's clients.
+    const root = this.child?.pid;
+    if (root === undefined) return;
+    signal(root, "SIGSTOP");
+    for (let pass = 0; pass < 1_000; pass++) {
+      const running = this.tree().filter((pid) => RUNS.test(processState(pid) ?? "gone"));
+      if (running.length === 0) return;
+      for (const pid of running) signal(pid, "SIGSTOP");
+      Atomics.wait(PAUSE, 0, 0, 1);
+    }
+    throw new Error(`${this.spec.kind} did not freeze: some of its processes would not stop`);
   }
 
   thaw(): void {
@@ -290,6 +301,21 @@ class ServerProcess implements PrivateServer {
 
   private signalGroup(name: NodeJS.Signals): void {
     if (this.child?.pid !== undefined) signal(-this.child.pid, name);
+  }
+}
+
+/** The /proc states of a process that SIGSTOP has not reached yet (not stopped, not a zombie, not gone). */
+const RUNS = /^[RSDIWP]$/;
+/** A 1 ms synchronous pause for {@link PrivateServer.freeze}'s passes. */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/** A process's state letter from /proc (T: stopped), or undefined once it is gone. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  } catch {
+    return undefined;
   }
 }
 

@@ -33,8 +33,6 @@ import { KeyStore } from "./keys/store.js";
 import { OidcSignIn } from "./account/oidc.js";
 import { AccountSessions } from "./account/sessions.js";
 import { RateLimits } from "./limits/rate-limits.js";
-import { connectRedis } from "./limits/redis.js";
-import { followKeyChangesOnRedis, publishKeyChange } from "./keys/redis-changes.js";
 import type { Logger } from "pino";
 import { USAGE_DAYS } from "./account/pages.js";
 import { serviceDeprecations } from "./usage/deprecated.js";
@@ -192,18 +190,34 @@ export interface ServeOptions {
   trusted?: TrustedDocuments | undefined;
 }
 
+/**
+ * The connection to REDIS_URL, and the channel on which key changes are
+ * announced and heard. ioredis (a fifth of a second of CPU to load) is loaded
+ * only here, so that a gateway without Redis never loads it.
+ */
+async function openRedis(url: string, log: Logger) {
+  const [{ connectRedis }, changes] = await Promise.all([import("./limits/redis.js"), import("./keys/redis-changes.js")]);
+  const redis = await connectRedis(url, log);
+  return {
+    redis,
+    announceKeyChange: () => changes.publishKeyChange(redis, log),
+    followKeyChanges: (onChange: () => void) => changes.followKeyChangesOnRedis(url, onChange, log),
+  };
+}
+
 /** Serves until SIGTERM or SIGINT (then the process exits). */
 export async function serve(config: Config, log: Logger, options: ServeOptions = {}): Promise<void> {
   setHeapGrowth(config.heapGrowthPercent);
   const db = await openForGateway(config, log);
   // With WEB_CONCURRENCY, the primary has prepared the database (and printed the key) before forking.
   const newKey = (await prepareToServe(config, db, log)) ? await developmentKey(db) : undefined;
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
-  const keys = new KeyStore(db, redis ? { announce: () => publishKeyChange(redis, log) } : {});
+  const onRedis = config.redisUrl ? await openRedis(config.redisUrl, log) : undefined;
+  const redis = onRedis?.redis;
+  const keys = new KeyStore(db, onRedis ? { announce: onRedis.announceKeyChange } : {});
   // A key revoked or changed by any process (a page, a command) is forgotten here at once:
   // told by the database, and by Redis where it is set.
   const keyChanges = await keys.follow(db);
-  const keyChangesOnRedis = config.redisUrl ? followKeyChangesOnRedis(config.redisUrl, () => keys.forgetAll(), log) : undefined;
+  const keyChangesOnRedis = onRedis?.followKeyChanges(() => keys.forgetAll());
 
   const limits = new RateLimits({
     defaults: { perMinute: config.perMinute, perDay: config.perDay },

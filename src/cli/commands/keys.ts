@@ -20,7 +20,6 @@ import { type CommandLine, readArgs } from "../args.js";
 import { KeyError, KeyStore, type KeyRecord, MAX_OVERLAP_MS, type RestrictionChange } from "../../keys/store.js";
 import { issueSignInToken, MAX_LINK_MINUTES } from "../../account/sessions.js";
 import { ConfigError, loadConfig } from "../../config.js";
-import { publishKeyChangeOnce } from "../../keys/redis-changes.js";
 import { textProblem } from "../../input-limits.js";
 import { answerUsage, type Command, type CommandSpec } from "../command.js";
 
@@ -247,7 +246,8 @@ const keysCli: Command = async (args, io, withDatabase) => {
         // Where REDIS_URL is set, every gateway also hears of a revocation or new limits through Redis.
         announce: async () => {
           const { redisUrl } = loadConfig();
-          if (redisUrl && !(await publishKeyChangeOnce(redisUrl))) {
+          // ioredis is loaded only then.
+          if (redisUrl && !(await (await import("../../keys/redis-changes.js")).publishKeyChangeOnce(redisUrl))) {
             io.err("keys: Redis could not be told of the change; the gateways hear of it through the database\n");
           }
         },

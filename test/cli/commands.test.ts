@@ -4,6 +4,12 @@
  * touches anything (an empty DATA_DIR stays empty, no file is written). The
  * commands are those of package.json that run a TypeScript entry (and the
  * build), so a new one is checked without being listed here.
+ *
+ * Each runs as its script's own command line, without npm (whose start is
+ * half a second of CPU each time): an entry of src/ from the run's build, as
+ * the other tests start them (test/support/built.ts), the others as written.
+ * That the scripts are exactly those command lines is checked, and two are
+ * also run through `npm run` as an operator types them.
  */
 import { spawn } from "node:child_process";
 import { readFileSync, rmSync, statSync } from "node:fs";
@@ -11,6 +17,7 @@ import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import pLimit from "p-limit";
 import { afterAll, describe, expect, it } from "vitest";
+import { builtCommand } from "../support/built.js";
 import { tempDir } from "../support/temp.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -29,13 +36,25 @@ interface Run {
   stderr: string;
 }
 
-/** `npm run -s <name> -- <args>` with an empty DATA_DIR and no database or Redis configured. */
-function npmRun(name: string, args: string[], dataDir: string): Promise<Run> {
+/** What a script runs, without npm: `node --import tsx ENTRY`, `node scripts/….mjs`, or `exec node scripts/start.mjs`. */
+const SCRIPT = /^(?:exec )?node (?:--import tsx (\S+\.ts)|(scripts\/\S+\.mjs))$/;
+
+/** The command line of script `name`: an entry of src/ from the run's build, anything else as written. */
+function commandOf(name: string): [string, ...string[]] {
+  const [, entry, script] = SCRIPT.exec(scripts[name]!) ?? [];
+  if (entry?.startsWith("src/")) return builtCommand(entry);
+  if (entry) return [process.execPath, "--import", "tsx", entry];
+  if (script) return [process.execPath, script];
+  throw new Error(`npm run ${name} runs \`${scripts[name]}\`, which this test does not know how to run without npm`);
+}
+
+/** Runs `command` with an empty DATA_DIR and no database or Redis configured. */
+function run(command: readonly string[], dataDir: string): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, UEDU_API_KEY: "k" };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
   return new Promise((resolve, reject) => {
-    const child = spawn("npm", ["run", "-s", name, "--", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
@@ -49,6 +68,11 @@ function npmRun(name: string, args: string[], dataDir: string): Promise<Run> {
   });
 }
 
+/** Script `name` with `args`, on its own command line. */
+const direct = (name: string, args: string[], dataDir: string) => run([...commandOf(name), ...args], dataDir);
+/** `npm run -s <name> -- <args>`, as an operator types it. */
+const npmRun = (name: string, args: string[], dataDir: string) => run(["npm", "run", "-s", name, "--", ...args], dataDir);
+
 /** Files of the repository's tracked outputs, with their modification times. */
 const OUTPUTS = ["graphql/schema.graphql", "rest/openapi.json"];
 const stamps = () => OUTPUTS.map((f) => statSync(join(ROOT, f)).mtimeMs);
@@ -61,8 +85,8 @@ const runs = new Map(
       name,
       {
         dataDir,
-        help: limit(() => npmRun(name, ["--help"], join(dataDir, "a"))),
-        bad: limit(() => npmRun(name, ["--no-such-option"], join(dataDir, "b"))),
+        help: limit(() => direct(name, ["--help"], join(dataDir, "a"))),
+        bad: limit(() => direct(name, ["--no-such-option"], join(dataDir, "b"))),
       },
     ];
   }),
@@ -89,6 +113,23 @@ describe("every npm run command", () => {
         "build",
       ]),
     );
+  });
+
+  it("are each one command line, which npm runs as it is", async () => {
+    for (const name of COMMANDS) expect(scripts[name], name).toMatch(SCRIPT);
+    // Through npm, as typed: the arguments reach the command, and npm adds nothing to what it prints.
+    for (const name of ["start", "keys"]) {
+      const dataDir = join(tmp, `npm-${name}`);
+      const [help, bad] = await Promise.all([
+        npmRun(name, ["--help"], join(dataDir, "a")),
+        npmRun(name, ["--no-such-option"], join(dataDir, "b")),
+      ]);
+      expect([help.code, help.stderr], name).toEqual([0, ""]);
+      expect(help.stdout).toEqual((await runs.get(name)!.help).stdout);
+      expect([bad.code, bad.stdout], name).toEqual([2, ""]);
+      expect(bad.stderr).toEqual((await runs.get(name)!.bad).stderr);
+      expect(() => statSync(dataDir)).toThrow(/ENOENT/);
+    }
   });
 
   describe.each(COMMANDS)("%s", (name) => {

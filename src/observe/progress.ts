@@ -13,8 +13,10 @@
  * is held by a long synchronous step (PGlite, read by a carry-over, runs
  * PostgreSQL in the main thread and blocks it for seconds while it opens).
  */
+import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { type PhaseSpans, phaseSpans } from "./tracing.js";
+import { FILES_ROOT } from "../files.js";
 
 /** What `done` and `total` count. */
 export type ProgressUnit = "bytes" | "rows" | "steps" | "seconds";
@@ -214,7 +216,8 @@ function drawOn(fd: number, mode: ProgressMode, columns = 80): ProgressSink {
           `.then(({ register }) => { register(); return import(${JSON.stringify(new URL("progress-worker.ts", import.meta.url).href)}); });`,
         { ...options, eval: true },
       )
-    : new Worker(new URL("progress-worker.js", import.meta.url), options);
+    : // Built, it is an entry of its own at its source's place in the build (scripts/build.mjs).
+      new Worker(join(FILES_ROOT, "src", "observe", "progress-worker.js"), options);
   worker.unref(); // a task that never ends its progress must not keep the process alive
   const ended = new Promise<void>((resolve) => {
     worker.once("message", () => resolve());

@@ -1,14 +1,14 @@
 /**
- * The built artefact: `npm run build` compiles to dist/, and the gateway runs
+ * The built artefact: `npm run build` bundles into dist/, and the gateway runs
  * from it with plain `node` (no TypeScript loader anywhere in the process),
  * from any directory. The `bin` entries launch the commands and the stdio MCP
  * server from any directory too.
  *
  * The build tried is the run's own (`npm run build -- --out …`, made once by
  * the global setup: test/support/built.ts), not another of dist/: the same
- * script, only its folder differs, and a second compile cost a run about
- * 20 s of CPU. The bins run what the checkout has (dist/ when built, the
- * sources through tsx otherwise), as they do for an operator.
+ * script, only its folder differs, and a second build would only repeat it.
+ * The bins run what the checkout has (dist/ when built, the sources through
+ * tsx otherwise), as they do for an operator.
  */
 import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

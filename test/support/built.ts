@@ -1,9 +1,9 @@
 /**
- * The gateway and its commands as this run's tests start them: compiled once
+ * The gateway and its commands as this run's tests start them: bundled once
  * by the global setup (`npm run build -- --out …`, the same build as
  * `npm start` runs from dist/) and run with plain `node`. Under tsx, as the
  * commands run, each process spends about a second of CPU more loading its
- * modules, and the suite starts some 200 of them. The tests of `npm start`
+ * modules, and unbundled some 0.8 s more; the suite starts some 400 of them. The tests of `npm start`
  * itself (test/newcomer.test.ts, test/operations/shutdown.test.ts) run it
  * as written.
  */

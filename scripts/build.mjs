@@ -29,7 +29,7 @@ Bundles src/ and rest/ into dist/ with the files they read at run time;
 then node dist/src/main.js serves with no TypeScript tooling.
 
   --out DIR   build into DIR instead of dist/: a folder inside the repository
-              (the compiled code finds node_modules above it), replaced whole
+              (the built code finds node_modules above it), replaced whole
   --no-check  bundle without checking types (in a tenth of the time), for a
               build whose sources were just checked: npm test's own`;
 // As every command (src/cli/args.ts): --help answers, anything else is a usage error.

@@ -50,6 +50,15 @@ const DIRECT_SHARE = 0.25;
  */
 const WALK_FACTOR = 4;
 
+/**
+ * How many courses of each piece's list `course_gram.head` keeps (its
+ * migration, 20261205020000_course_gram_heads): a short term's page of every
+ * school that ends within them reads them and the list's kept length, not the
+ * whole list (which PostgreSQL reads whole to count or slice: 381 KB for
+ * `ai` over a million courses).
+ */
+export const HEAD = 1_000;
+
 /** The matching courses' number, and the ids of the window asked for, in order. */
 export interface SearchPage {
   total: number;
@@ -83,8 +92,10 @@ function longTermPath(q: string): LongTermPath {
  * does, by the cursor's place in the order).
  *
  * A term of one or two characters (lower-cased) is one piece: its list of
- * courses is the answer as it is, or, with the school or semester filter, its
- * list of titles gives the courses, which the filters then keep.
+ * courses is the answer as it is (a page within its first {@link HEAD} from
+ * the head kept beside it, with the list's kept length), or, with the school
+ * or semester filter, its list of titles gives the courses, which the filters
+ * then keep.
  *
  * A longer term finds its titles:
  * - without a space or ASCII punctuation (`learning`, `資料結構`), from the
@@ -149,6 +160,8 @@ export function titleSearchStatement(args: CourseFilterArgs, window: SearchWindo
   const byPairs = constant(!isShort && path === "pairs");
   const byKeys = constant(!isShort && (path === "words" || path === "pairs"));
   const byTrigram = constant(!isShort && path === "trigram");
+  // A short term's page of every school within the first HEAD courses of its piece's list: read from the head.
+  const fromHead = constant(isShort && !filtered && cursor === null && window.take >= 0 && skip + window.take <= HEAD);
   // The term's pieces: itself when short, else each two characters in a row.
   const termPieces = Prisma.sql`SELECT DISTINCT
              CASE WHEN ${short} THEN lower(${q}::text) ELSE substr(lower(${q}::text), i, ${GRAM_CHARS}::int) END AS gram
@@ -166,12 +179,13 @@ export function titleSearchStatement(args: CourseFilterArgs, window: SearchWindo
       ${termPieces}
        WHERE ${byPieces}
     ),
-    found AS (SELECT g.gram, g.titles FROM pieces p JOIN course_gram g ON g.gram = p.gram),
+    -- The lists' lengths, kept beside them: the lists themselves are read only where they are used.
+    found AS (SELECT g.gram, g.titles_count FROM pieces p JOIN course_gram g ON g.gram = p.gram),
     rarest AS (
       SELECT CASE WHEN (SELECT count(*) FROM found) < (SELECT count(*) FROM pieces) THEN NULL
-                  ELSE (SELECT gram FROM found ORDER BY cardinality(titles), gram LIMIT 1) END AS gram
+                  ELSE (SELECT gram FROM found ORDER BY titles_count, gram LIMIT 1) END AS gram
     ),
-    rare AS (SELECT found.titles FROM found JOIN rarest ON rarest.gram = found.gram),
+    rare AS (SELECT g.titles, g.titles_count FROM course_gram g JOIN rarest ON rarest.gram = g.gram),
     -- The one school of the filter (none when it names no school, or two).
     school AS (
       SELECT CASE WHEN count(*) = 1 THEN min(id) END AS id
@@ -236,20 +250,23 @@ export function titleSearchStatement(args: CourseFilterArgs, window: SearchWindo
                               WHERE ${titleHolds}
                               ORDER BY u.n)
                   WHEN ${byPieces} AND rarest.gram IS NULL THEN '{}'::int[]
-                  WHEN ${short} AND NOT ${constant(filtered)} THEN (SELECT courses FROM course_gram WHERE course_gram.gram = rarest.gram)
+                  WHEN ${short} AND NOT ${constant(filtered)}
+                  THEN (SELECT CASE WHEN ${fromHead} THEN head ELSE courses END FROM course_gram WHERE course_gram.gram = rarest.gram)
                   WHEN (SELECT word FROM one) AND NOT ${constant(filtered)} THEN (SELECT courses FROM words)
-                  WHEN NOT ${byPieces} OR (SELECT cardinality(titles) FROM rare) <= ${DIRECT_SHARE}::float8 * (SELECT reltuples FROM pg_class WHERE oid = 'course_title'::regclass)
+                  WHEN NOT ${byPieces} OR (SELECT titles_count FROM rare) <= ${DIRECT_SHARE}::float8 * (SELECT reltuples FROM pg_class WHERE oid = 'course_title'::regclass)
                   THEN ARRAY(SELECT s.id FROM course_search s WHERE s.title_id IN (SELECT id FROM titles) AND ${theirs} ORDER BY s.semester DESC, s.id)
                   ELSE ARRAY(
                     SELECT s.id FROM course_search s
                      WHERE s.title_id IN (SELECT ti.id FROM course_title ti WHERE ti.name_zh ILIKE ${pattern} OR ti.name_en ILIKE ${pattern})
                        AND ${theirs}
                      ORDER BY s.semester DESC, s.id)
-             END AS ids
+             END AS ids,
+             -- The length of the piece's list, kept beside it, when the page is read from its head.
+             CASE WHEN ${fromHead} THEN (SELECT courses_count FROM course_gram WHERE course_gram.gram = rarest.gram) END AS total
         FROM rarest
     ),
     placed AS MATERIALIZED (
-      SELECT ids, COALESCE(cardinality(ids), 0) AS total,
+      SELECT ids, COALESCE(total, cardinality(ids), 0) AS total,
              CASE WHEN ${constant(cursor === null)} THEN NULL ELSE array_position(ids, ${cursor}::int) END AS at
         FROM list
     )

@@ -21,7 +21,7 @@ import { taiwanExportChunks } from "../../src/demo/taiwan.js";
 import type { ExportCourse } from "../../src/demo/types.js";
 import { exportDocument } from "../../src/import/records.js";
 import { createReadClient, type QueryEvent } from "../../src/db/client.js";
-import { type CourseFilterArgs, titleSearch } from "../../src/schema/title-search.js";
+import { type CourseFilterArgs, HEAD, titleSearch, titleSearchStatement } from "../../src/schema/title-search.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 import { plansOf } from "../support/plans.js";
 
@@ -309,4 +309,63 @@ describe("the title search's statement over 20,000 courses", () => {
       expect(await plansOf(large.db, events[0]!)).toEqual({ generic: 3, custom: 5 });
     },
   );
+
+  /** Every public course whose title holds `q`, in the default order: the rule as a plain scan. */
+  const scanLarge = async (q: string) =>
+    (
+      await large.db.query<{ id: number }>(
+        `SELECT id FROM course
+          WHERE is_public AND (course_name_chinese ILIKE ('%' || $1 || '%') OR course_name_english ILIKE ('%' || $1 || '%'))
+          ORDER BY semester DESC, id`,
+        [q],
+      )
+    ).map((r) => r.id);
+
+  it("two letters held by more courses than the head kept of their list: the total and each page around the head's end are the scan's", async () => {
+    const all = await scanLarge("ai");
+    expect(all.length).toBeGreaterThan(HEAD + 100);
+    const prisma = createReadClient(large.db);
+    try {
+      const windows: [number, number][] = [
+        [0, 0],
+        [0, 20],
+        [HEAD - 20, 20],
+        [HEAD - 19, 20],
+        [HEAD, 20],
+        [HEAD - 1, 100],
+        [all.length - 5, 20],
+      ];
+      for (const [skip, take] of windows) {
+        expect(await titleSearch(prisma, { q: "AI" }, { skip, take }), `skip ${skip}, take ${take}`).toEqual({
+          total: all.length,
+          ids: all.slice(skip, skip + take),
+        });
+      }
+      // Backwards from a cursor past the head, as a GraphQL `last:` page asks.
+      const cursor = all[HEAD + 10]!;
+      expect(await titleSearch(prisma, { q: "ai" }, { cursor, skip: 1, take: -20 })).toEqual({
+        total: all.length,
+        ids: all.slice(HEAD + 10 - 20, HEAD + 10),
+      });
+    } finally {
+      await prisma.$disconnect();
+    }
+  });
+
+  it("a front page reads the head kept beside the piece's list, not the list out of line; a page past the head reads the list", async () => {
+    /** The blocks of course_gram's out-of-line values (the lists) that five runs of a search's statement read, as its backend counts them. */
+    const listBlocksRead = (window: { skip: number; take: number }): Promise<number> => {
+      const statement = titleSearchStatement({ q: "ai" }, window);
+      const fetched = "SELECT pg_stat_get_xact_blocks_fetched(reltoastrelid)::int AS n FROM pg_class WHERE relname = 'course_gram'";
+      return large.db.transaction(async (tx) => {
+        const [before] = await tx.query<{ n: number }>(fetched);
+        for (let n = 0; n < 5; n++) await tx.query(statement.text, statement.values);
+        const [after] = await tx.query<{ n: number }>(fetched);
+        return after!.n - before!.n;
+      });
+    };
+    expect(await listBlocksRead({ skip: 0, take: 20 })).toBe(0);
+    expect(await listBlocksRead({ skip: HEAD - 20, take: 20 })).toBe(0);
+    expect(await listBlocksRead({ skip: HEAD, take: 20 })).toBeGreaterThan(0);
+  });
 });

@@ -21,6 +21,8 @@ const shared: TestProjectInlineConfiguration["test"] = {
   // Prisma client and the rest once, not once a file (that was a quarter of the
   // suite's CPU). A file that mocks a module undoes it when done (test/import/columns.test.ts).
   isolate: false,
+  // With TEST_CPU_LOG, each file's CPU seconds, its own and its processes' (and nothing without it).
+  setupFiles: ["./test/support/cpu-per-file.ts"],
 };
 
 export default defineConfig({

@@ -1,0 +1,53 @@
+/**
+ * Where a run's CPU goes, file by file (issue 68): with `TEST_CPU_LOG` set to
+ * a path, each test file appends one JSON line to it when it ends, with the
+ * CPU seconds its worker spent on it (`self`), the CPU seconds of the
+ * processes it started and that ended (`children`: gateways, commands, npm,
+ * browsers, and what they waited for in turn), and its wall seconds.
+ *
+ * Not counted in `children`: servers that detach from the process that
+ * started them (an embedded PostgreSQL that a gateway starts), and the run's
+ * own PostgreSQL and Redis servers (test/support/global-setup.ts); process
+ * accounting (`accton`) counts those. Without the variable, nothing is
+ * measured or written.
+ *
+ *     TEST_CPU_LOG=/tmp/cpu.jsonl npm test
+ */
+import { appendFileSync, readFileSync } from "node:fs";
+import { relative } from "node:path";
+import { afterAll, beforeAll, expect } from "vitest";
+
+/** Clock ticks a second of /proc's times (USER_HZ: 100 on Linux). */
+const TICKS = 100;
+
+/** This process's CPU seconds, and those of the children it has waited for, from /proc/self/stat. */
+export function cpuTimes(stat = readFileSync("/proc/self/stat", "utf8")): { self: number; children: number } {
+  // The fields after the command's name (which may hold spaces), from the third: utime is the 14th, cstime the 17th.
+  const fields = stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .split(" ")
+    .map(Number);
+  const [utime, stime, cutime, cstime] = fields.slice(11, 15) as [number, number, number, number];
+  return { self: (utime + stime) / TICKS, children: (cutime + cstime) / TICKS };
+}
+
+const log = process.env.TEST_CPU_LOG;
+if (log) {
+  let start = { self: 0, children: 0, at: 0 };
+  let file = "";
+  beforeAll(() => {
+    start = { ...cpuTimes(), at: Date.now() };
+    file = relative(process.cwd(), expect.getState().testPath ?? "");
+  });
+  // Registered first, so run last of the file's afterAll hooks: what they stop is counted.
+  afterAll(() => {
+    const end = cpuTimes();
+    const line = {
+      file,
+      self: Number((end.self - start.self).toFixed(2)),
+      children: Number((end.children - start.children).toFixed(2)),
+      wall: (Date.now() - start.at) / 1000,
+    };
+    appendFileSync(log, `${JSON.stringify(line)}\n`);
+  });
+}

@@ -250,8 +250,7 @@ export function titleSearchStatement(args: CourseFilterArgs, window: SearchWindo
                               WHERE ${titleHolds}
                               ORDER BY u.n)
                   WHEN ${byPieces} AND rarest.gram IS NULL THEN '{}'::int[]
-                  WHEN ${short} AND NOT ${constant(filtered)}
-                  THEN (SELECT CASE WHEN ${fromHead} THEN head ELSE courses END FROM course_gram WHERE course_gram.gram = rarest.gram)
+                  WHEN ${short} AND NOT ${constant(filtered)} THEN CASE WHEN ${fromHead} THEN piece.head ELSE piece.courses END
                   WHEN (SELECT word FROM one) AND NOT ${constant(filtered)} THEN (SELECT courses FROM words)
                   WHEN NOT ${byPieces} OR (SELECT titles_count FROM rare) <= ${DIRECT_SHARE}::float8 * (SELECT reltuples FROM pg_class WHERE oid = 'course_title'::regclass)
                   THEN ARRAY(SELECT s.id FROM course_search s WHERE s.title_id IN (SELECT id FROM titles) AND ${theirs} ORDER BY s.semester DESC, s.id)
@@ -262,8 +261,9 @@ export function titleSearchStatement(args: CourseFilterArgs, window: SearchWindo
                      ORDER BY s.semester DESC, s.id)
              END AS ids,
              -- The length of the piece's list, kept beside it, when the page is read from its head.
-             CASE WHEN ${fromHead} THEN (SELECT courses_count FROM course_gram WHERE course_gram.gram = rarest.gram) END AS total
-        FROM rarest
+             CASE WHEN ${fromHead} THEN piece.courses_count END AS total
+        -- The rarest piece's row: its lists are read only by the branch that uses one.
+        FROM rarest LEFT JOIN course_gram piece ON piece.gram = rarest.gram
     ),
     placed AS MATERIALIZED (
       SELECT ids, COALESCE(total, cardinality(ids), 0) AS total,

@@ -185,7 +185,7 @@ export function titleSearchStatement(args: CourseFilterArgs, window: SearchWindo
       SELECT CASE WHEN (SELECT count(*) FROM found) < (SELECT count(*) FROM pieces) THEN NULL
                   ELSE (SELECT gram FROM found ORDER BY titles_count, gram LIMIT 1) END AS gram
     ),
-    rare AS (SELECT g.titles, g.titles_count FROM course_gram g JOIN rarest ON rarest.gram = g.gram),
+    rare AS (SELECT g.titles FROM course_gram g JOIN rarest ON rarest.gram = g.gram),
     -- The one school of the filter (none when it names no school, or two).
     school AS (
       SELECT CASE WHEN count(*) = 1 THEN min(id) END AS id
@@ -252,7 +252,7 @@ export function titleSearchStatement(args: CourseFilterArgs, window: SearchWindo
                   WHEN ${byPieces} AND rarest.gram IS NULL THEN '{}'::int[]
                   WHEN ${short} AND NOT ${constant(filtered)} THEN CASE WHEN ${fromHead} THEN piece.head ELSE piece.courses END
                   WHEN (SELECT word FROM one) AND NOT ${constant(filtered)} THEN (SELECT courses FROM words)
-                  WHEN NOT ${byPieces} OR (SELECT titles_count FROM rare) <= ${DIRECT_SHARE}::float8 * (SELECT reltuples FROM pg_class WHERE oid = 'course_title'::regclass)
+                  WHEN NOT ${byPieces} OR piece.titles_count <= ${DIRECT_SHARE}::float8 * (SELECT reltuples FROM pg_class WHERE oid = 'course_title'::regclass)
                   THEN ARRAY(SELECT s.id FROM course_search s WHERE s.title_id IN (SELECT id FROM titles) AND ${theirs} ORDER BY s.semester DESC, s.id)
                   ELSE ARRAY(
                     SELECT s.id FROM course_search s

@@ -107,6 +107,23 @@ describe("what each restriction lets through", () => {
     expect(refused(addresses, { address: "2001:db9::1" })).toBe("address");
     expect(refused(addresses, { address: undefined })).toBe("address");
   });
+
+  it("one key's checks give the same answers when asked again, past the addresses it remembers", () => {
+    const compiled = compileRestrictions({ ...UNRESTRICTED, addresses: ["203.0.113.0/24"], origins: ["https://app.example.org"] });
+    const ask = (address: string, origin: string) => refusalOf(compiled, facts({ address, origin }))?.restriction;
+    // 3,256 addresses, past the 1,024 a key remembers, each asked twice in turn.
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 3_000; i++) {
+        const inside = `203.0.113.${i % 256}`;
+        const outside = `198.51.${Math.floor(i / 256)}.${i % 256}`;
+        expect(ask(inside, "https://app.example.org"), inside).toBeUndefined();
+        expect(ask(outside, "https://app.example.org"), outside).toBe("address");
+        expect(ask(inside, "https://evil.test"), inside).toBe("origin");
+        expect(ask(inside, "https://APP.example.org:443"), inside).toBeUndefined();
+      }
+    }
+    expect(compiled.addressesSeen.size).toBeLessThanOrEqual(1_024);
+  });
 });
 
 describe("visitors and documents", () => {

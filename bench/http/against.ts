@@ -21,12 +21,12 @@ import pg from "pg";
 import { type CommandLine, commandLine, integerOption } from "../../src/cli/args.js";
 import { openDatabase } from "../../src/db/driver.js";
 import { benchReport } from "../report.js";
-import { cases, onlyCases, STAND_IN_IDS } from "./cases.js";
+import { type Case, cases, onlyCases, STAND_IN_IDS } from "./cases.js";
 import { fillDatabase } from "./datasets.js";
+import { geometric, interleave, mediansOf, pairSpread } from "./interleaved.js";
 import { answer, loadOf, register } from "./load.js";
-import { cpuMs, freePorts, type Measured, startNode } from "./process.js";
-import { median } from "./results.js";
-import { haveWrk, wrk } from "./wrk.js";
+import { freePorts, type Measured, startNode } from "./process.js";
+import { haveWrk } from "./wrk.js";
 
 const LINE = {
   name: "bench:against",
@@ -137,39 +137,21 @@ try {
   }
   if (differ === 0) report.say(`both builds answer every case with the same bytes, cache off and on (${list.length} cases)`);
 
-  const rounds = new Map<string, { perSecond: number; cpuMsPerRequest: number; p99Ms: number }[]>();
   const steps = list.length * servers.length * (ROUNDS + 1);
   report.progress.phase("load", { total: steps, unit: "steps" });
   let done = 0;
-  for (let round = 0; round <= ROUNDS; round++) {
-    for (const c of list) {
-      for (const s of round % 2 ? [...servers].reverse() : servers) {
-        const cpu = cpuMs(s.process.pid);
-        // Round 0 is the warm-up: not kept.
-        const figures = await wrk(loadOf(s.base, c, filled.key), CONNECTIONS, round === 0 ? 1 : SECONDS);
-        const used = cpuMs(s.process.pid) - cpu;
-        // As in main.ts: one more request waits behind what wrk left queued.
-        await answer(loadOf(s.base, c, filled.key));
-        report.progress.set(++done);
-        if (figures.errors > 0) throw new Error(`${c.name} on ${s.build}, cache ${s.cache}: ${figures.errors} failed requests`);
-        if (round === 0) continue;
-        const id = `${c.name}|${s.cache}|${s.build}`;
-        rounds.set(id, [
-          ...(rounds.get(id) ?? []),
-          { perSecond: figures.perSecond, cpuMsPerRequest: used / figures.requests, p99Ms: figures.p99Ms },
-        ]);
-      }
-    }
-  }
-
-  const of = (name: string, cache: Cache, build: Build) => {
-    const kept = rounds.get(`${name}|${cache}|${build}`)!;
-    return {
-      perSecond: median(kept.map((r) => r.perSecond)),
-      cpuMsPerRequest: median(kept.map((r) => r.cpuMsPerRequest)),
-      p99Ms: median(kept.map((r) => r.p99Ms)),
-    };
-  };
+  const sides = servers.map((s) => ({
+    name: `${s.cache}|${s.build}`,
+    pid: s.process.pid,
+    load: (c: Case) => loadOf(s.base, c, filled.key),
+  }));
+  const rounds = await interleave(list, sides, {
+    rounds: ROUNDS,
+    seconds: SECONDS,
+    connections: CONNECTIONS,
+    onStep: () => report.progress.set(++done),
+  });
+  const of = (name: string, cache: Cache, build: Build) => mediansOf(rounds, name, `${cache}|${build}`);
   const rows = list.flatMap((c) =>
     (Object.keys(CACHES) as Cache[]).map((cache) => {
       const before = of(c.name, cache, "before");
@@ -195,19 +177,11 @@ try {
       `| ${r.name} | ${r.cache} | ${n(r.before.perSecond)} | ${n(r.after.perSecond)} | ${n(r.perSecond, 3)} | ${n(r.before.cpuMsPerRequest, 3)} | ${n(r.after.cpuMsPerRequest, 3)} | ${n(r.cpuMsPerRequest, 3)} |`,
     );
   // How far apart two builds' rounds fall by chance: the ratio of each round's pair, over every case.
-  const geometric = (xs: number[]) => Math.exp(xs.reduce((sum, x) => sum + Math.log(x), 0) / xs.length);
   for (const cache of Object.keys(CACHES) as Cache[]) {
     const mine = rows.filter((r) => r.cache === cache);
-    const pairs = list
-      .flatMap((c) => {
-        const a = rounds.get(`${c.name}|${cache}|after`)!;
-        const b = rounds.get(`${c.name}|${cache}|before`)!;
-        return a.map((round, i) => round.perSecond / b[i]!.perSecond);
-      })
-      .sort((x, y) => x - y);
-    const at = (q: number) => pairs[Math.min(pairs.length - 1, Math.floor(pairs.length * q))]!;
+    const [low, high] = pairSpread(rounds, list, `${cache}|after`, `${cache}|before`);
     report.say(
-      `\ncache ${cache}: req/s ÷ ${n(geometric(mine.map((r) => r.perSecond)), 3)} and CPU/req ÷ ${n(geometric(mine.map((r) => r.cpuMsPerRequest)), 3)} (geometric means over ${mine.length} cases); one round's pair ranges ${n(at(0.1), 2)}-${n(at(0.9), 2)} (10th-90th percentile)`,
+      `\ncache ${cache}: req/s ÷ ${n(geometric(mine.map((r) => r.perSecond)), 3)} and CPU/req ÷ ${n(geometric(mine.map((r) => r.cpuMsPerRequest)), 3)} (geometric means over ${mine.length} cases); one round's pair ranges ${n(low, 2)}-${n(high, 2)} (10th-90th percentile)`,
     );
   }
   mkdirSync("artifacts", { recursive: true });

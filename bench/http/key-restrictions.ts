@@ -24,10 +24,10 @@ import { sha256Hex } from "../../src/sha256.js";
 import { benchReport } from "../report.js";
 import { type Case, cases, onlyCases, STAND_IN_IDS } from "./cases.js";
 import { fillDatabase } from "./datasets.js";
+import { geometric, interleave, mediansOf, pairSpread } from "./interleaved.js";
 import { answer, loadOf } from "./load.js";
-import { cpuMs, freePorts, type Measured, startNode } from "./process.js";
-import { median } from "./results.js";
-import { haveWrk, wrk } from "./wrk.js";
+import { freePorts, type Measured, startNode } from "./process.js";
+import { haveWrk } from "./wrk.js";
 
 const LINE = {
   name: "bench:restrictions",
@@ -161,32 +161,20 @@ try {
   }
 
   type Which = keyof typeof keys;
-  const rounds = new Map<string, { perSecond: number; cpuMsPerRequest: number }[]>();
-  const order: Which[] = ["unrestricted", "restricted"];
   report.progress.phase("load", { total: list.length * 2 * (ROUNDS + 1), unit: "steps" });
   let done = 0;
-  for (let round = 0; round <= ROUNDS; round++) {
-    for (const c of list) {
-      for (const which of round % 2 ? [...order].reverse() : order) {
-        const load = loads(c)[which];
-        const cpu = cpuMs(gateway.pid);
-        // Round 0 is the warm-up: not kept.
-        const figures = await wrk(load, CONNECTIONS, round === 0 ? 1 : SECONDS);
-        const used = cpuMs(gateway.pid) - cpu;
-        await answer(load);
-        report.progress.set(++done);
-        if (figures.errors > 0) throw new Error(`${c.name}, ${which} key: ${figures.errors} failed requests`);
-        if (round === 0) continue;
-        const id = `${c.name}|${which}`;
-        rounds.set(id, [...(rounds.get(id) ?? []), { perSecond: figures.perSecond, cpuMsPerRequest: used / figures.requests }]);
-      }
-    }
-  }
-
-  const of = (name: string, which: Which) => {
-    const kept = rounds.get(`${name}|${which}`)!;
-    return { perSecond: median(kept.map((r) => r.perSecond)), cpuMsPerRequest: median(kept.map((r) => r.cpuMsPerRequest)) };
-  };
+  const sides = (["unrestricted", "restricted"] as const).map((which) => ({
+    name: which,
+    pid: gateway!.pid,
+    load: (c: Case) => loads(c)[which],
+  }));
+  const rounds = await interleave(list, sides, {
+    rounds: ROUNDS,
+    seconds: SECONDS,
+    connections: CONNECTIONS,
+    onStep: () => report.progress.set(++done),
+  });
+  const of = (name: string, which: Which) => mediansOf(rounds, name, which);
   const rows = list.map((c) => {
     const unrestricted = of(c.name, "unrestricted");
     const restricted = of(c.name, "restricted");
@@ -208,9 +196,9 @@ try {
     report.say(
       `| ${r.name} | ${n(r.unrestricted.perSecond)} | ${n(r.restricted.perSecond)} | ${n(r.perSecond, 3)} | ${n(r.unrestricted.cpuMsPerRequest, 3)} | ${n(r.restricted.cpuMsPerRequest, 3)} | ${n(r.cpuMsPerRequest, 3)} |`,
     );
-  const geometric = (xs: number[]) => Math.exp(xs.reduce((sum, x) => sum + Math.log(x), 0) / xs.length);
+  const [low, high] = pairSpread(rounds, list, "restricted", "unrestricted");
   report.say(
-    `\nreq/s ÷ ${n(geometric(rows.map((r) => r.perSecond)), 3)} and CPU/req ÷ ${n(geometric(rows.map((r) => r.cpuMsPerRequest)), 3)} (geometric means over ${rows.length} cases)`,
+    `\nreq/s ÷ ${n(geometric(rows.map((r) => r.perSecond)), 3)} and CPU/req ÷ ${n(geometric(rows.map((r) => r.cpuMsPerRequest)), 3)} (geometric means over ${rows.length} cases); one round's pair ranges ${n(low, 2)}-${n(high, 2)} (10th-90th percentile)`,
   );
   mkdirSync("artifacts", { recursive: true });
   writeFileSync(

@@ -192,13 +192,15 @@ function originAllowed(allowed: NonNullable<CompiledRestrictions["origins"]>, or
 /** The address a BlockList reads: IPv4-mapped IPv6 as IPv4. */
 const plainAddress = (address: string) => (address.startsWith("::ffff:") && isIP(address.slice(7)) === 4 ? address.slice(7) : address);
 
-function addressAllowed(compiled: CompiledRestrictions, address: string): boolean {
-  const seen = compiled.addressesSeen.get(address);
+/** Whether the client at `raw` (as the socket or a trusted proxy gave it) is in the key's ranges. */
+function addressAllowed(compiled: CompiledRestrictions, raw: string): boolean {
+  const seen = compiled.addressesSeen.get(raw);
   if (seen !== undefined) return seen;
+  const address = plainAddress(raw);
   const family = isIP(address);
   const allowed = family !== 0 && compiled.addresses!.check(address, family === 4 ? "ipv4" : "ipv6");
   if (compiled.addressesSeen.size >= ADDRESSES_SEEN) compiled.addressesSeen.clear();
-  compiled.addressesSeen.set(address, allowed);
+  compiled.addressesSeen.set(raw, allowed);
   return allowed;
 }
 
@@ -215,14 +217,12 @@ export function refusalOf(
       message: `this API key may not be used on ${SURFACE_NAMES[request.surface]}: it is restricted to ${surfaces.map((s) => SURFACE_NAMES[s]).join(" and ")}`,
     };
   }
-  if (compiled.addresses) {
+  if (compiled.addresses && !(request.address && addressAllowed(compiled, request.address))) {
     const address = request.address && plainAddress(request.address);
-    if (!address || !addressAllowed(compiled, address)) {
-      return {
-        restriction: "address",
-        message: `this API key may be used only from its allowed addresses, and this request came from ${address ?? "an unknown address"}`,
-      };
-    }
+    return {
+      restriction: "address",
+      message: `this API key may be used only from its allowed addresses, and this request came from ${address ?? "an unknown address"}`,
+    };
   }
   // A browser sends an allowed origin exactly as it is stored (normalizeOrigin): then nothing need be parsed.
   if (compiled.origins && !(request.origin && compiled.origins.exact.has(request.origin))) {

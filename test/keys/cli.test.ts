@@ -10,16 +10,22 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type EmbeddedServer, useEmbeddedServer } from "../../src/db/embedded.js";
 import { type CliRun, cli } from "../support/cli.js";
 import { migratedDataDir } from "../support/databases.js";
 import { tempDir } from "../support/temp.js";
 
 let tmp: string;
-beforeAll(() => {
+let held: EmbeddedServer;
+beforeAll(async () => {
   tmp = tempDir("keys-cli-");
   migratedDataDir(join(tmp, "data"));
-});
-afterAll(() => {
+  // The file's server kept running, so that each command joins it rather than starting and stopping one of its
+  // own (that is test/db/embedded-server.test.ts's to test): about a third of the file's CPU.
+  held = await useEmbeddedServer(join(tmp, "data"), { role: "test" });
+}, 60_000);
+afterAll(async () => {
+  await held?.release();
   rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -16,7 +16,7 @@ import { migratedDataDir } from "../support/databases.js";
 import { tempDir } from "../support/temp.js";
 
 let tmp: string;
-let held: EmbeddedServer;
+let held: EmbeddedServer | undefined;
 beforeAll(async () => {
   tmp = tempDir("keys-cli-");
   migratedDataDir(join(tmp, "data"));

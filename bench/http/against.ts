@@ -23,7 +23,7 @@ import { openDatabase } from "../../src/db/driver.js";
 import { benchReport } from "../report.js";
 import { type Case, cases, onlyCases, STAND_IN_IDS } from "./cases.js";
 import { fillDatabase } from "./datasets.js";
-import { geometric, interleave, mediansOf, pairSpread } from "./interleaved.js";
+import { compared, comparedLine, formatted, geometric, interleave, pairSpread } from "./interleaved.js";
 import { answer, loadOf, register } from "./load.js";
 import { freePorts, type Measured, startNode } from "./process.js";
 import { haveWrk } from "./wrk.js";
@@ -151,31 +151,16 @@ try {
     connections: CONNECTIONS,
     onStep: () => report.progress.set(++done),
   });
-  const of = (name: string, cache: Cache, build: Build) => mediansOf(rounds, name, `${cache}|${build}`);
   const rows = list.flatMap((c) =>
-    (Object.keys(CACHES) as Cache[]).map((cache) => {
-      const before = of(c.name, cache, "before");
-      const after = of(c.name, cache, "after");
-      return {
-        name: c.name,
-        cache,
-        before,
-        after,
-        perSecond: after.perSecond / before.perSecond,
-        cpuMsPerRequest: after.cpuMsPerRequest / before.cpuMsPerRequest,
-      };
-    }),
+    (Object.keys(CACHES) as Cache[]).map((cache) => ({ ...compared(rounds, c.name, `${cache}|after`, `${cache}|before`), cache })),
   );
-  const n = (x: number, digits = 0) => x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const n = formatted;
   report.say(
     `\nthis tree ÷ ${REV} (${SHA.slice(0, 12)}), medians of ${ROUNDS} interleaved rounds of ${SECONDS} s at ${CONNECTIONS} connections:\n`,
   );
   report.say("| case | cache | before req/s | after req/s | ÷ | before CPU ms/req | after CPU ms/req | ÷ |");
   report.say("| --- | --- | --- | --- | --- | --- | --- | --- |");
-  for (const r of rows)
-    report.say(
-      `| ${r.name} | ${r.cache} | ${n(r.before.perSecond)} | ${n(r.after.perSecond)} | ${n(r.perSecond, 3)} | ${n(r.before.cpuMsPerRequest, 3)} | ${n(r.after.cpuMsPerRequest, 3)} | ${n(r.cpuMsPerRequest, 3)} |`,
-    );
+  for (const r of rows) report.say(comparedLine([r.name, r.cache], r));
   // How far apart two builds' rounds fall by chance: the ratio of each round's pair, over every case.
   for (const cache of Object.keys(CACHES) as Cache[]) {
     const mine = rows.filter((r) => r.cache === cache);

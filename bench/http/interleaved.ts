@@ -63,7 +63,7 @@ export async function interleave(list: Case[], sides: Side[], options: Interleav
 }
 
 /** The medians of case `name` on side `side`. */
-export function mediansOf(rounds: Map<string, RoundFigures[]>, name: string, side: string): Medians {
+function mediansOf(rounds: Map<string, RoundFigures[]>, name: string, side: string): Medians {
   const kept = rounds.get(`${name}|${side}`)!;
   return {
     perSecond: median(kept.map((r) => r.perSecond)),
@@ -89,4 +89,39 @@ export function pairSpread(rounds: Map<string, RoundFigures[]>, list: Case[], af
     .sort((x, y) => x - y);
   const at = (q: number) => pairs[Math.min(pairs.length - 1, Math.floor(pairs.length * q))]!;
   return [at(0.1), at(0.9)];
+}
+
+/** One case's medians on two sides, and `after` ÷ `before`. */
+export interface Compared {
+  name: string;
+  before: Medians;
+  after: Medians;
+  perSecond: number;
+  cpuMsPerRequest: number;
+}
+
+/** Case `name` on side `after` against side `before`. */
+export function compared(rounds: Map<string, RoundFigures[]>, name: string, after: string, before: string): Compared {
+  const a = mediansOf(rounds, name, after);
+  const b = mediansOf(rounds, name, before);
+  return { name, before: b, after: a, perSecond: a.perSecond / b.perSecond, cpuMsPerRequest: a.cpuMsPerRequest / b.cpuMsPerRequest };
+}
+
+/** A number as the tables print it. */
+export const formatted = (x: number, digits = 0) =>
+  x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+/** A comparison's line of a Markdown table: `labels`, then req/s before, after and ÷, then CPU ms per request before, after and ÷. */
+export function comparedLine(labels: string[], r: Compared): string {
+  const n = formatted;
+  const cells = [
+    ...labels,
+    n(r.before.perSecond),
+    n(r.after.perSecond),
+    n(r.perSecond, 3),
+    n(r.before.cpuMsPerRequest, 3),
+    n(r.after.cpuMsPerRequest, 3),
+    n(r.cpuMsPerRequest, 3),
+  ];
+  return `| ${cells.join(" | ")} |`;
 }

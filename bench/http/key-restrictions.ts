@@ -24,7 +24,7 @@ import { sha256Hex } from "../../src/sha256.js";
 import { benchReport } from "../report.js";
 import { type Case, cases, onlyCases, STAND_IN_IDS } from "./cases.js";
 import { fillDatabase } from "./datasets.js";
-import { geometric, interleave, mediansOf, pairSpread } from "./interleaved.js";
+import { compared, comparedLine, formatted, geometric, interleave, pairSpread } from "./interleaved.js";
 import { answer, loadOf } from "./load.js";
 import { freePorts, type Measured, startNode } from "./process.js";
 import { haveWrk } from "./wrk.js";
@@ -160,7 +160,6 @@ try {
     if (got[0]!.text !== got[1]!.text) report.say(`note: ${c.name}: the two keys' bodies differ`);
   }
 
-  type Which = keyof typeof keys;
   report.progress.phase("load", { total: list.length * 2 * (ROUNDS + 1), unit: "steps" });
   let done = 0;
   const sides = (["unrestricted", "restricted"] as const).map((which) => ({
@@ -174,28 +173,14 @@ try {
     connections: CONNECTIONS,
     onStep: () => report.progress.set(++done),
   });
-  const of = (name: string, which: Which) => mediansOf(rounds, name, which);
-  const rows = list.map((c) => {
-    const unrestricted = of(c.name, "unrestricted");
-    const restricted = of(c.name, "restricted");
-    return {
-      name: c.name,
-      unrestricted,
-      restricted,
-      perSecond: restricted.perSecond / unrestricted.perSecond,
-      cpuMsPerRequest: restricted.cpuMsPerRequest / unrestricted.cpuMsPerRequest,
-    };
-  });
-  const n = (x: number, digits = 0) => x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const rows = list.map((c) => compared(rounds, c.name, "restricted", "unrestricted"));
+  const n = formatted;
   report.say(
     `\nrestricted ÷ unrestricted key, cache ${values.cache}, medians of ${ROUNDS} interleaved rounds of ${SECONDS} s at ${CONNECTIONS} connections:\n`,
   );
   report.say("| case | unrestricted req/s | restricted req/s | ÷ | unrestricted CPU ms/req | restricted CPU ms/req | ÷ |");
   report.say("| --- | --- | --- | --- | --- | --- | --- |");
-  for (const r of rows)
-    report.say(
-      `| ${r.name} | ${n(r.unrestricted.perSecond)} | ${n(r.restricted.perSecond)} | ${n(r.perSecond, 3)} | ${n(r.unrestricted.cpuMsPerRequest, 3)} | ${n(r.restricted.cpuMsPerRequest, 3)} | ${n(r.cpuMsPerRequest, 3)} |`,
-    );
+  for (const r of rows) report.say(comparedLine([r.name], r));
   const [low, high] = pairSpread(rounds, list, "restricted", "unrestricted");
   report.say(
     `\nreq/s ÷ ${n(geometric(rows.map((r) => r.perSecond)), 3)} and CPU/req ÷ ${n(geometric(rows.map((r) => r.cpuMsPerRequest)), 3)} (geometric means over ${rows.length} cases); one round's pair ranges ${n(low, 2)}-${n(high, 2)} (10th-90th percentile)`,

@@ -21,7 +21,7 @@ import pg from "pg";
 import { type CommandLine, commandLine, integerOption } from "../../src/cli/args.js";
 import { openDatabase } from "../../src/db/driver.js";
 import { benchReport } from "../report.js";
-import { type Case, cases, onlyCases, STAND_IN_IDS } from "./cases.js";
+import { type Case, cases, ONLY_USAGE, onlyCases, STAND_IN_IDS } from "./cases.js";
 import { fillDatabase } from "./datasets.js";
 import { compared, comparedLine, formatted, geometric, interleave, pairSpread } from "./interleaved.js";
 import { answer, loadOf, register } from "./load.js";
@@ -39,8 +39,7 @@ data, cache off and on, every demo case driven by wrk in interleaved rounds
 (defaults: 5 rounds of 2 s at 16 connections). Prints the medians and this
 tree ÷ REV, and writes them to artifacts/bench-against.json.
 
---only keeps the cases whose name contains TEXT (or one of a comma-separated
-list; =NAME keeps the case of that exact name), as npm run bench reads it.`,
+${ONLY_USAGE}`,
   options: {
     seconds: { type: "string", default: "2" },
     rounds: { type: "string", default: "5" },

@@ -234,6 +234,10 @@ const schoolSearchQuery = (school: string, q: string) =>
 /** A semester every dataset's courses have. */
 const SEMESTER = "113-1";
 
+/** How a bench over the demo cases says what `--only` keeps (onlyCases), in its usage. */
+export const ONLY_USAGE = `--only keeps the cases whose name contains TEXT (or one of a comma-separated
+list; =NAME keeps the case of that exact name), as npm run bench reads it.`;
+
 /**
  * The cases `--only` keeps: those whose name contains one of its
  * comma-separated texts; `=NAME` keeps the case of that exact name, and

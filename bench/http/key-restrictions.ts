@@ -22,7 +22,7 @@ import { openDatabase } from "../../src/db/driver.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { sha256Hex } from "../../src/sha256.js";
 import { benchReport } from "../report.js";
-import { type Case, cases, onlyCases, STAND_IN_IDS } from "./cases.js";
+import { type Case, cases, ONLY_USAGE, onlyCases, STAND_IN_IDS } from "./cases.js";
 import { fillDatabase } from "./datasets.js";
 import { compared, comparedLine, formatted, geometric, interleave, pairSpread } from "./interleaved.js";
 import { answer, loadOf } from "./load.js";
@@ -42,8 +42,7 @@ interleaved rounds (defaults: answer cache on, 7 rounds of 2 s at 16
 connections). Prints the medians and restricted ÷ unrestricted, and writes
 them to artifacts/bench-restrictions.json.
 
---only keeps the cases whose name contains TEXT (or one of a comma-separated
-list; =NAME keeps the case of that exact name), as npm run bench reads it.`,
+${ONLY_USAGE}`,
   options: {
     cache: { type: "string", default: "on" },
     seconds: { type: "string", default: "2" },

@@ -7,7 +7,6 @@
  */
 import cluster from "node:cluster";
 import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
 import { AnswerCache } from "./cache/answers.js";
 import { SharedAnswers } from "./cache/shared-answers.js";
 import type { Config } from "./config.js";
@@ -27,7 +26,7 @@ import {
   probe,
   type UrlSetting,
 } from "./db/start-failures.js";
-import { demoExportChunks } from "./demo/index.js";
+import { demoExportRecords } from "./demo/index.js";
 import { importExport } from "./import/apply.js";
 import { KeyStore } from "./keys/store.js";
 import { OidcSignIn } from "./account/oidc.js";
@@ -98,7 +97,7 @@ async function prepare(db: Database, log: Logger, as?: { setting: UrlSetting; ur
       if (count !== "0") return false;
       log.info("the database holds no university: importing the demo data");
       const started = Date.now();
-      const summary = await importExport(db, Readable.from(demoExportChunks()));
+      const summary = await importExport(db, demoExportRecords());
       log.info({ ...summary, ms: Date.now() - started }, "imported the demo data");
       return true;
     })

@@ -7,7 +7,7 @@
  */
 import { createReadClient } from "../db/client.js";
 import type { Database } from "../db/driver.js";
-import { demoExportStream } from "../demo/index.js";
+import { demoExportRecords } from "../demo/index.js";
 import { importExport } from "../import/apply.js";
 import { createGateway } from "../server.js";
 import type { Example } from "../../rest/example-file.js";
@@ -47,7 +47,7 @@ function shortened(body: unknown): unknown {
 export async function collectExamples(db: Database): Promise<Record<string, Example>> {
   const prisma = createReadClient(db);
   try {
-    await importExport(db, demoExportStream({ now: NOW, days: 3 }));
+    await importExport(db, demoExportRecords({ now: NOW, days: 3 }));
     const gateway = createGateway({ db, prisma, auth: false, now: () => NOW });
     const get = async (path: string) => {
       const response = await gateway.fetch(`http://127.0.0.1:4000${path}`);

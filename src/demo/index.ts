@@ -6,6 +6,7 @@ export { observe } from "./observations.js";
 export {
   buildDemoDataset,
   demoExportChunks,
+  demoExportRecords,
   demoExportStream,
   writeDemoExport,
   writeDemoExportFile,

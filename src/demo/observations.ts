@@ -131,5 +131,6 @@ function clamp(x: number, lo: number, hi: number): number {
 }
 
 function round1(x: number): number {
-  return Math.round(x * 10) / 10;
+  // + 0: never -0, which the export's JSON text writes as 0 (demoExportRecords hands over the number itself).
+  return Math.round(x * 10) / 10 + 0;
 }

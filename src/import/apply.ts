@@ -12,13 +12,12 @@
  * to the Prisma schema and its migration is in the record's schema already
  * (src/generated/columns.ts), so it is stored with no edit here.
  */
-import type { Readable } from "node:stream";
 import { announceChange } from "../db/changes.js";
 import type { Database } from "../db/driver.js";
 import { compareSemver } from "../domain/semver.js";
 import { rebuildCourseSummaries } from "./courses.js";
 import { rebuildStationDays } from "./daily.js";
-import { readExport } from "./read.js";
+import { type ExportSource, readSource } from "./read.js";
 import { importRows } from "../observe/metrics.js";
 import type { Progress } from "../observe/progress.js";
 import { EXPORT_FORMAT, ImportError, ObservationRecord, parseRecord, type SectionName, type Stored } from "./records.js";
@@ -246,10 +245,10 @@ class Staging {
   }
 }
 
-/** Imports the export read from `input`. Throws ImportError (nothing changed) when it is invalid. */
+/** Imports the export read from `input` (its text, or its records). Throws ImportError (nothing changed) when it is invalid. */
 export async function importExport(
   db: Pick<Database, "transaction">,
-  input: Readable,
+  input: ExportSource,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
   const batchSize = options.batchSize ?? 5000;
@@ -284,7 +283,7 @@ export async function importExport(
 
     const progress = options.progress;
     progress?.phase("validating", { total: options.size, unit: "bytes" });
-    await readExport(input, {
+    await readSource(input, {
       bytes: (read) => progress?.set(read),
       header(key, value) {
         if (key === "format") format = value;

@@ -26,6 +26,25 @@ interface Token {
 const isSection = (key: string): key is SectionName => Object.hasOwn(SECTIONS, key);
 
 /**
+ * An export whose records are values of this process already (the demo
+ * data, generated here), handed over without their JSON text: its headers
+ * and records as `readExport` would parse them from that text, in the same
+ * order.
+ */
+export interface ExportRecords {
+  /** Calls `visitor` for each header and record in document order, awaiting what it returns before the next. */
+  visit(visitor: ExportVisitor): Promise<void>;
+}
+
+/** What an import reads: an export's JSON text, or its records. */
+export type ExportSource = Readable | ExportRecords;
+
+/** Reads `source` into `visitor`: its text through `readExport`, or its records as they are. */
+export function readSource(source: ExportSource, visitor: ExportVisitor): Promise<void> {
+  return "visit" in source ? source.visit(visitor) : readExport(source, visitor);
+}
+
+/**
  * Reads the whole export from `input`, calling `visitor` in document order.
  * The tokens are taken from the parser synchronously, as many as it holds,
  * and the reader waits only for more input or for a visitor that returned a

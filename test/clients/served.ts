@@ -6,7 +6,7 @@
  */
 import { createReadClient, type ReadClient } from "../../src/db/client.js";
 import type { Database } from "../../src/db/driver.js";
-import { demoExportStream } from "../../src/demo/index.js";
+import { demoExportRecords } from "../../src/demo/index.js";
 import { importExport } from "../../src/import/apply.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
@@ -36,7 +36,7 @@ export interface DemoService {
 
 export async function demoService(): Promise<DemoService> {
   const db: Database = await freshDatabase();
-  await importExport(db, demoExportStream({ now: new Date("2026-11-20T12:00:00Z"), days: 2 }));
+  await importExport(db, demoExportRecords({ now: new Date("2026-11-20T12:00:00Z"), days: 2 }));
   const prisma: ReadClient = createReadClient(db);
   const key = (await new KeyStore(db).create({ name: "frontend", perMinute: 10_000 })).key;
   const open: ListeningGateway[] = [];

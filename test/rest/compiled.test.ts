@@ -14,7 +14,7 @@ import { RestApi } from "../../rest/api.js";
 import { createContext } from "../../src/context.js";
 import { createReadClient, type ReadClient } from "../../src/db/client.js";
 import { type Database, openDatabase } from "../../src/db/driver.js";
-import { demoExportStream } from "../../src/demo/index.js";
+import { demoExportRecords } from "../../src/demo/index.js";
 import { importExport } from "../../src/import/apply.js";
 import { schema } from "../../src/schema/index.js";
 import { freshDatabase } from "../support/databases.js";
@@ -58,7 +58,7 @@ describe("the compiled v1 operations", () => {
 
   beforeAll(async () => {
     db = await freshDatabase();
-    await importExport(db, demoExportStream({ now: NOW, days: 3 }));
+    await importExport(db, demoExportRecords({ now: NOW, days: 3 }));
     prisma = createReadClient(db, { onQuery: (e) => statements.push(e.query) });
   }, 120_000);
   afterAll(async () => {

@@ -20,7 +20,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, chownSync, cpSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
-import { demoExportStream } from "../../src/demo/index.js";
+import { demoExportRecords } from "../../src/demo/index.js";
 import { importExport } from "../../src/import/apply.js";
 import { openDatabase, openEmbedded } from "../../src/db/driver.js";
 import { CLUSTER_DIR } from "../../src/db/cluster-dir.js";
@@ -137,7 +137,7 @@ export async function demoTemplate(server: string, templates: Templates): Promis
     url.pathname = `/${making}`;
     const db = await openDatabase({ databaseUrl: url.toString() });
     try {
-      await importExport(db, demoExportStream());
+      await importExport(db, demoExportRecords());
     } finally {
       await db.close();
     }

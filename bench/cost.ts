@@ -18,9 +18,7 @@
  *   npm run bench:cost
  *   npm run bench:cost -- --seconds 5 --clients 8
  */
-import pg from "pg";
 import { type CommandLine, commandLine, integerOption } from "../src/cli/args.js";
-import { benchReport } from "./report.js";
 import type { GatewayProcess } from "../test/support/gateway-process.js";
 
 const LINE = {
@@ -39,6 +37,8 @@ keeps the attacks whose name contains TEXT.`,
 const { values } = commandLine(LINE);
 
 // Loaded once the command line is read: --help and a wrong option answer without them.
+const { default: pg } = await import("pg");
+const { benchReport } = await import("./report.js");
 const { openDatabase } = await import("../src/db/driver.js");
 const { DEMO_UNIVERSITIES } = await import("../src/demo/index.js");
 const { KeyStore } = await import("../src/keys/store.js");

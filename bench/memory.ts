@@ -21,11 +21,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { commandLine } from "../src/cli/args.js";
-import { CLUSTER_DIR } from "../src/db/cluster-dir.js";
-import { tempDir } from "../test/support/temp.js";
 import type { ProgressUnit } from "../src/observe/progress.js";
-import { serverMiB } from "./http/process.js";
-import { benchReport } from "./report.js";
 import type { GatewayProcess } from "../test/support/gateway-process.js";
 
 const line = commandLine({
@@ -44,6 +40,10 @@ with --built as \`npm start\` runs it, from dist/ (run \`npm run build\` first).
 const built = line.values.built ? { command: [process.execPath, "dist/src/main.js"] as [string, ...string[]] } : {};
 
 // Loaded once the command line is read: --help and a wrong option answer without them.
+const { CLUSTER_DIR } = await import("../src/db/cluster-dir.js");
+const { tempDir } = await import("../test/support/temp.js");
+const { serverMiB } = await import("./http/process.js");
+const { benchReport } = await import("./report.js");
 const { stopServer } = await import("../src/db/embedded.js");
 const { cli } = await import("../test/support/cli.js");
 const { request, startGateway, stopAllGateways, waitReady } = await import("../test/support/gateway-process.js");

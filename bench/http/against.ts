@@ -17,16 +17,9 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import pg from "pg";
 import { type CommandLine, commandLine, integerOption } from "../../src/cli/args.js";
-import { openDatabase } from "../../src/db/driver.js";
-import { benchReport } from "../report.js";
 import { type Case, cases, ONLY_USAGE, onlyCases, STAND_IN_IDS } from "./cases.js";
-import { fillDatabase } from "./datasets.js";
-import { compared, comparedLine, formatted, geometric, interleave, pairSpread } from "./interleaved.js";
-import { answer, loadOf, register } from "./load.js";
-import { freePorts, type Measured, startNode } from "./process.js";
-import { haveWrk } from "./wrk.js";
+import type { Measured } from "./process.js";
 
 const LINE = {
   name: "bench:against",
@@ -49,6 +42,15 @@ ${ONLY_USAGE}`,
   positionals: { min: 1, max: 1 },
 } satisfies CommandLine;
 const { values, positionals } = commandLine(LINE);
+// Loaded once the command line is read: --help and a wrong option answer without them.
+const { default: pg } = await import("pg");
+const { openDatabase } = await import("../../src/db/driver.js");
+const { benchReport } = await import("../report.js");
+const { fillDatabase } = await import("./datasets.js");
+const { compared, comparedLine, formatted, geometric, interleave, pairSpread } = await import("./interleaved.js");
+const { answer, loadOf, register } = await import("./load.js");
+const { freePorts, startNode } = await import("./process.js");
+const { haveWrk } = await import("./wrk.js");
 const SECONDS = integerOption(LINE, "seconds", values.seconds, 1);
 const ROUNDS = integerOption(LINE, "rounds", values.rounds, 1);
 const CONNECTIONS = integerOption(LINE, "connections", values.connections, 1);

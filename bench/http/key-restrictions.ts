@@ -16,18 +16,9 @@
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import pg from "pg";
 import { type CommandLine, commandLine, integerOption } from "../../src/cli/args.js";
-import { openDatabase } from "../../src/db/driver.js";
-import { KeyStore } from "../../src/keys/store.js";
-import { sha256Hex } from "../../src/sha256.js";
-import { benchReport } from "../report.js";
 import { type Case, cases, ONLY_USAGE, onlyCases, STAND_IN_IDS } from "./cases.js";
-import { fillDatabase } from "./datasets.js";
-import { compared, comparedLine, formatted, geometric, interleave, pairSpread } from "./interleaved.js";
-import { answer, loadOf } from "./load.js";
-import { freePorts, type Measured, startNode } from "./process.js";
-import { haveWrk } from "./wrk.js";
+import type { Measured } from "./process.js";
 
 const LINE = {
   name: "bench:restrictions",
@@ -52,6 +43,18 @@ ${ONLY_USAGE}`,
   },
 } satisfies CommandLine;
 const { values } = commandLine(LINE);
+
+// Loaded once the command line is read: --help and a wrong option answer without them.
+const { default: pg } = await import("pg");
+const { openDatabase } = await import("../../src/db/driver.js");
+const { KeyStore } = await import("../../src/keys/store.js");
+const { sha256Hex } = await import("../../src/sha256.js");
+const { benchReport } = await import("../report.js");
+const { fillDatabase } = await import("./datasets.js");
+const { compared, comparedLine, formatted, geometric, interleave, pairSpread } = await import("./interleaved.js");
+const { answer, loadOf } = await import("./load.js");
+const { freePorts, startNode } = await import("./process.js");
+const { haveWrk } = await import("./wrk.js");
 const SECONDS = integerOption(LINE, "seconds", values.seconds, 1);
 const ROUNDS = integerOption(LINE, "rounds", values.rounds, 1);
 const CONNECTIONS = integerOption(LINE, "connections", values.connections, 1);

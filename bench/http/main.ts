@@ -15,20 +15,12 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { type CommandLine, commandLine, integerOption } from "../../src/cli/args.js";
-import { openDatabase, POOL_IDLE_MS } from "../../src/db/driver.js";
-import { CLUSTER_DIR } from "../../src/db/cluster-dir.js";
-import { stopServer } from "../../src/db/embedded.js";
-import { benchReport } from "../report.js";
 import { type Case, cases, onlyCases, STAND_IN_IDS, WALK } from "./cases.js";
-import { DATASETS, type DatasetName, type Filled, fillDatabase } from "./datasets.js";
-import { cpuMs, freePorts, type Measured, memoryMiB, resetPeak, serverCpuMs, serverMiB, startNode } from "./process.js";
-import { grantPeer, installPeer, startPeer } from "./peer.js";
-import { deepTable, growthTable, type Result, summarize, table, writeDocs } from "./results.js";
-import { otlpSink } from "./otlp-sink.js";
-import { answer, loadOf, peerLoadOf, register } from "./load.js";
-import { haveWrk, type Round, wrk } from "./wrk.js";
+import type { DatasetName, Filled } from "./datasets.js";
+import type { Measured } from "./process.js";
+import type { Result } from "./results.js";
+import type { Round } from "./wrk.js";
 
 const LINE = {
   name: "bench",
@@ -61,6 +53,19 @@ as on PostgreSQL: at each of their connection counts, on 100,000 courses too.`,
   },
 } satisfies CommandLine;
 const { values } = commandLine(LINE);
+// Loaded once the command line is read: --help and a wrong option answer without them.
+const { default: pg } = await import("pg");
+const { openDatabase, POOL_IDLE_MS } = await import("../../src/db/driver.js");
+const { CLUSTER_DIR } = await import("../../src/db/cluster-dir.js");
+const { stopServer } = await import("../../src/db/embedded.js");
+const { benchReport } = await import("../report.js");
+const { DATASETS, fillDatabase } = await import("./datasets.js");
+const { cpuMs, freePorts, memoryMiB, resetPeak, serverCpuMs, serverMiB, startNode } = await import("./process.js");
+const { grantPeer, installPeer, startPeer } = await import("./peer.js");
+const { deepTable, growthTable, summarize, table, writeDocs } = await import("./results.js");
+const { otlpSink } = await import("./otlp-sink.js");
+const { answer, loadOf, peerLoadOf, register } = await import("./load.js");
+const { haveWrk, wrk } = await import("./wrk.js");
 const SECONDS = integerOption(LINE, "seconds", values.seconds, 1);
 const ROUNDS = values.quick ? 1 : integerOption(LINE, "rounds", values.rounds, 1);
 const CONNECTIONS = (values.quick ? "16" : values.connections).split(",").map((c) => integerOption(LINE, "connections", c, 1));

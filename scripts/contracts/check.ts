@@ -11,18 +11,7 @@ import { join } from "node:path";
 import { type CommandLine, readArgs } from "../../src/cli/args.js";
 import { answerUsage, type Command, type CommandSpec } from "../../src/cli/command.js";
 import { runCommand } from "../../src/cli/open.js";
-import { trustedEntries } from "../../src/plugins/persisted-documents.js";
-import { coordinatesUsed, daysBefore } from "../../src/usage/report.js";
-import {
-  graphqlChanges,
-  openapiChanges,
-  type RecentUse,
-  recentUse,
-  refusals,
-  releasedVersion,
-  trustedDocumentRefusals,
-  usageRefusals,
-} from "./guard.js";
+import type { RecentUse } from "./guard.js";
 
 const LINE = {
   name: "contracts:check",
@@ -54,6 +43,12 @@ const check: Command = async (args, io, withDatabase) => {
   const parsed = readArgs(LINE, args);
   if (!parsed.ok) return answerUsage(io, parsed);
   const { values } = parsed;
+  // Loaded once the command line is read: --help and a wrong option answer without them.
+  const { trustedEntries } = await import("../../src/plugins/persisted-documents.js");
+  const { coordinatesUsed, daysBefore } = await import("../../src/usage/report.js");
+  const { graphqlChanges, openapiChanges, recentUse, refusals, releasedVersion, trustedDocumentRefusals, usageRefusals } = await import(
+    "./guard.js"
+  );
   const refuse = (problem: string) => {
     io.err(`contracts:check: ${problem}\n${LINE.usage}\n`);
     return 2;

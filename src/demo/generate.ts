@@ -84,14 +84,21 @@ export function buildDemoDataset(options: DemoExportOptions = {}): DemoDataset {
 export function* demoExportChunks(options: DemoExportOptions = {}): Generator<string> {
   const data = buildDemoDataset(options);
   yield `{"format":${JSON.stringify(data.format)},\n"exported_at":${JSON.stringify(data.exported_at)}`;
-  yield* arrayChunks("universities", chunked(data.universities, RECORDS_PER_CHUNK));
-  yield* arrayChunks("courses", chunked(data.courses, RECORDS_PER_CHUNK));
-  yield* arrayChunks("papers", chunked(data.papers, RECORDS_PER_CHUNK));
-  yield* arrayChunks("conferences", chunked(data.conferences, RECORDS_PER_CHUNK));
-  yield* arrayChunks("hub_packs", chunked(data.hub_packs, 20));
-  yield* arrayChunks("stations", chunked(data.stations, RECORDS_PER_CHUNK));
-  yield* arrayChunks("observations", data.observationBatches(OBSERVATION_ROWS_PER_CHUNK));
+  for (const [section, batches] of sectionBatches(data)) yield* arrayChunks(section, batches);
   yield "}\n";
+}
+
+/** Each record section of the export, in the document's order, as batches of its records (a chunk of text each). */
+function sectionBatches(data: DemoDataset): [SectionName, Iterable<readonly unknown[]>][] {
+  return [
+    ["universities", chunked(data.universities, RECORDS_PER_CHUNK)],
+    ["courses", chunked(data.courses, RECORDS_PER_CHUNK)],
+    ["papers", chunked(data.papers, RECORDS_PER_CHUNK)],
+    ["conferences", chunked(data.conferences, RECORDS_PER_CHUNK)],
+    ["hub_packs", chunked(data.hub_packs, 20)],
+    ["stations", chunked(data.stations, RECORDS_PER_CHUNK)],
+    ["observations", data.observationBatches(OBSERVATION_ROWS_PER_CHUNK)],
+  ];
 }
 
 /** `items` (an array, or a generator too large to hold) in batches of `size`. */
@@ -134,16 +141,7 @@ export function demoExportRecords(options: DemoExportOptions = {}): ExportRecord
       const data = buildDemoDataset(options);
       await visitor.header("format", data.format);
       await visitor.header("exported_at", data.exported_at);
-      const sections: [SectionName, Iterable<readonly unknown[]>][] = [
-        ["universities", [data.universities]],
-        ["courses", [data.courses]],
-        ["papers", [data.papers]],
-        ["conferences", [data.conferences]],
-        ["hub_packs", [data.hub_packs]],
-        ["stations", [data.stations]],
-        ["observations", data.observationBatches(OBSERVATION_ROWS_PER_CHUNK)],
-      ];
-      for (const [section, batches] of sections) {
+      for (const [section, batches] of sectionBatches(data)) {
         let index = 0;
         for (const batch of batches) {
           for (const record of batch) {

@@ -61,6 +61,8 @@ interface Exchange {
 let db: Database;
 let prisma: ReadClient;
 let key: string;
+/** The limits' clock, mid-minute and still: a minute that ends between two requests would reset the counts they compare. */
+const LIMITS_NOW = Date.parse("2026-11-20T12:00:30.000Z");
 const open: ListeningGateway[] = [];
 
 beforeAll(async () => {
@@ -80,7 +82,7 @@ async function serve(trustedDocuments?: TrustedDocuments): Promise<ListeningGate
   const gateway = createGateway({
     db,
     prisma,
-    auth: { keys: new KeyStore(db), limits: new RateLimits({ defaults: { perMinute: 1_000, perDay: 100_000 } }) },
+    auth: { keys: new KeyStore(db), limits: new RateLimits({ defaults: { perMinute: 1_000, perDay: 100_000 }, now: () => LIMITS_NOW }) },
     ...(trustedDocuments ? { trustedDocuments } : {}),
   });
   const listening = await listen(gateway);

@@ -14,6 +14,8 @@ import { type ListeningGateway, listen } from "../support/socket.js";
 
 const QUERY = JSON.stringify({ query: "{ courses(first: 1) { totalCount } }" });
 const JSON_TYPE = "application/json; charset=utf-8";
+/** The limits' clock, mid-minute and still: a minute that ends between two probes would reset the count they compare. */
+const NOW = Date.parse("2026-11-20T12:00:30.000Z");
 
 /** Request targets that normalise to, or end in, `/graphql` without being it. */
 const LOOKALIKES = [
@@ -41,7 +43,7 @@ beforeAll(async () => {
   const db = await freshDatabase();
   store = new KeyStore(db);
   key = await store.create({ name: "paths" });
-  limits = new RateLimits({ defaults: { perMinute: 1_000, perDay: 10_000 } });
+  limits = new RateLimits({ defaults: { perMinute: 1_000, perDay: 10_000 }, now: () => NOW });
   t = await testGateway(canaryExport(), { db, gateway: { auth: { keys: store, limits } } });
   socket = await listen(t.gateway);
 });

@@ -25,6 +25,8 @@ const TRUSTED_TEXT = "query Trusted { universities(first: 1) { totalCount } }";
 const OWN_TEXT = "query Own { universities(first: 2) { nodes { code } } }";
 const OTHER_TEXT = "{ universities(first: 3) { totalCount } }";
 const APP = "https://app.example.org";
+/** The limits' clock, mid-minute and still: a minute that ends between two requests would reset the counts they compare. */
+const LIMITS_NOW = Date.parse("2026-11-20T12:00:30.000Z");
 
 let trustedGateway: TestGateway;
 let apqGateway: Gateway;
@@ -48,7 +50,7 @@ beforeAll(async () => {
   await store.setDocuments(String(keys["own documents"]!.id), new Map([[sha256(OWN_TEXT), OWN_TEXT]]));
   await make("visitors", { visitorPerMinute: 2 }, 5);
   await make("from 203.0.113.0/24", { addresses: ["203.0.113.0/24"] });
-  const limits = new RateLimits({ defaults: { perMinute: 60, perDay: 10_000 } });
+  const limits = new RateLimits({ defaults: { perMinute: 60, perDay: 10_000 }, now: () => LIMITS_NOW });
   usage = new UsageRecorder({ db, flushMs: 3_600_000 });
   const trusted = new Map([[sha256(TRUSTED_TEXT), TRUSTED_TEXT]]);
   trustedGateway = await testGateway(canaryExport(), {

@@ -8,6 +8,13 @@ const LAST = ["test/newcomer.test.ts"];
  * (a primary and replicas, Redis and Sentinel, several gateway processes),
  * whose bursts would otherwise slow the timed cases of the files beside it.
  */
+/**
+ * Run each in a process of its own, beside the suite: a file that measures its
+ * worker's heap, whose full collections (and the code it runs) cost two to
+ * four times as much in a worker that has run other files before it.
+ */
+const OWN_PROCESS = ["test/import/streaming.test.ts"];
+
 const TOPOLOGY = ["test/db/topology.test.ts", "test/db/replicas.test.ts", "test/limits/sentinel.test.ts"];
 
 /** What every project shares. */
@@ -38,8 +45,19 @@ export default defineConfig({
           ...shared,
           name: "suite",
           include: ["test/**/*.test.ts"],
-          exclude: [...LAST, ...TOPOLOGY],
+          exclude: [...LAST, ...TOPOLOGY, ...OWN_PROCESS],
           // Private PostgreSQL and Redis servers for the run (unless TEST_DATABASE_URL / TEST_REDIS_URL).
+          globalSetup: ["./test/support/global-setup.ts"],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          ...shared,
+          name: "own process",
+          include: OWN_PROCESS,
+          isolate: true,
           globalSetup: ["./test/support/global-setup.ts"],
           sequence: { groupOrder: 0 },
         },

@@ -4,17 +4,17 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 const LAST = ["test/newcomer.test.ts"];
 
 /**
- * Run after the suite, one file at a time: each starts a topology of its own
- * (a primary and replicas, Redis and Sentinel, several gateway processes),
- * whose bursts would otherwise slow the timed cases of the files beside it.
- */
-/**
  * Run each in a process of its own, beside the suite: a file that measures its
  * worker's heap, whose full collections (and the code it runs) cost two to
  * four times as much in a worker that has run other files before it.
  */
 const OWN_PROCESS = ["test/import/streaming.test.ts"];
 
+/**
+ * Run after the suite, one file at a time: each starts a topology of its own
+ * (a primary and replicas, Redis and Sentinel, several gateway processes),
+ * whose bursts would otherwise slow the timed cases of the files beside it.
+ */
 const TOPOLOGY = ["test/db/topology.test.ts", "test/db/replicas.test.ts", "test/limits/sentinel.test.ts"];
 
 /** What every project shares. */

@@ -12,6 +12,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, VARIABLES } from "../src/config.js";
 import { databaseAddress } from "../src/db/urls.js";
+import { builtCommand } from "./support/built.js";
 import { tempDir } from "./support/temp.js";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -225,11 +226,12 @@ describe("npm start with a bad configuration", () => {
   const tmp = tempDir("config-");
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-  /** Runs `npm start`'s entry with these variables and the embedded database's DATA_DIR; what it printed and its exit code. */
+  /** Runs `npm start`'s entry (the run's build, as `npm start` runs dist/) with these variables and the embedded database's DATA_DIR; what it printed and its exit code. */
   async function start(variables: Record<string, string>): Promise<{ stdout: string; stderr: string; code: unknown }> {
     const env: NodeJS.ProcessEnv = { ...process.env, ...variables };
     delete env.DATABASE_URL;
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const [program, ...args] = builtCommand("src/main.ts");
+    const child = spawn(program, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));

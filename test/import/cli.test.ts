@@ -8,7 +8,9 @@ import { existsSync, rmSync, statSync, writeFileSync } from "node:fs";
 
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtCommand } from "../support/built.js";
 import { cli } from "../support/cli.js";
+import { migratedDataDir } from "../support/databases.js";
 import { openDatabase } from "../../src/db/driver.js";
 import { readMigrations } from "../../src/db/migrate.js";
 import { writeDemoExportFile } from "../../src/demo/index.js";
@@ -16,7 +18,6 @@ import { CANARY_COUNTS, canary, counts } from "./helpers.js";
 import { tempDir } from "../support/temp.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const TSX = join(ROOT, "node_modules", ".bin", "tsx");
 const SUMMARY = "imported 3 universities, 6 courses, 2 papers, 2 conferences, 4 hub packs (6 versions), 2 stations, 2 observations";
 /** The summary line, ending with the time the import took. */
 const summary = (text = SUMMARY) => expect.stringMatching(new RegExp(`^${text.replace(/[()]/g, "\\$&")} in \\d+\\.\\d s\n$`));
@@ -173,7 +174,10 @@ describe("npm run import", () => {
       const file = join(tmp, "demo.json"); // written by the test before
       // `script` gives the command a terminal; its output is what the terminal showed.
       const shown = await new Promise<string>((resolve, reject) => {
-        const child = spawn("script", ["-qec", `${TSX} src/cli/import.ts ${file}`, "/dev/null"], { cwd: ROOT, env: env(join(tmp, "tty")) });
+        // The run's build, as the other commands here; into a migrated DATA_DIR, since the drawing is what is tested.
+        const command = [...builtCommand("src/cli/import.ts"), file].join(" ");
+        const dataDir = migratedDataDir(join(tmp, "tty"));
+        const child = spawn("script", ["-qec", command, "/dev/null"], { cwd: ROOT, env: env(dataDir) });
         let out = "";
         child.stdout.on("data", (d) => (out += d));
         child.on("error", reject);

@@ -25,6 +25,7 @@ import { sha256Hex } from "../../src/sha256.js";
 import { schema } from "../../src/schema/index.js";
 import { createGateway } from "../../src/server.js";
 import { canaryExport } from "../support/canary.js";
+import { MID_MINUTE } from "../support/clock.js";
 import { freshDatabase, importObject } from "../support/databases.js";
 import { type ListeningGateway, listen } from "../support/socket.js";
 import { tempDir } from "../support/temp.js";
@@ -61,8 +62,6 @@ interface Exchange {
 let db: Database;
 let prisma: ReadClient;
 let key: string;
-/** The limits' clock, mid-minute and still: a minute that ends between two requests would reset the counts they compare. */
-const LIMITS_NOW = Date.parse("2026-11-20T12:00:30.000Z");
 const open: ListeningGateway[] = [];
 
 beforeAll(async () => {
@@ -82,7 +81,7 @@ async function serve(trustedDocuments?: TrustedDocuments): Promise<ListeningGate
   const gateway = createGateway({
     db,
     prisma,
-    auth: { keys: new KeyStore(db), limits: new RateLimits({ defaults: { perMinute: 1_000, perDay: 100_000 }, now: () => LIMITS_NOW }) },
+    auth: { keys: new KeyStore(db), limits: new RateLimits({ defaults: { perMinute: 1_000, perDay: 100_000 }, now: () => MID_MINUTE }) },
     ...(trustedDocuments ? { trustedDocuments } : {}),
   });
   const listening = await listen(gateway);

@@ -8,14 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
 import { canaryExport } from "../support/canary.js";
+import { MID_MINUTE } from "../support/clock.js";
 import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 import { type ListeningGateway, listen } from "../support/socket.js";
 
 const QUERY = JSON.stringify({ query: "{ courses(first: 1) { totalCount } }" });
 const JSON_TYPE = "application/json; charset=utf-8";
-/** The limits' clock, mid-minute and still: a minute that ends between two probes would reset the count they compare. */
-const NOW = Date.parse("2026-11-20T12:00:30.000Z");
 
 /** Request targets that normalise to, or end in, `/graphql` without being it. */
 const LOOKALIKES = [
@@ -43,7 +42,7 @@ beforeAll(async () => {
   const db = await freshDatabase();
   store = new KeyStore(db);
   key = await store.create({ name: "paths" });
-  limits = new RateLimits({ defaults: { perMinute: 1_000, perDay: 10_000 }, now: () => NOW });
+  limits = new RateLimits({ defaults: { perMinute: 1_000, perDay: 10_000 }, now: () => MID_MINUTE });
   t = await testGateway(canaryExport(), { db, gateway: { auth: { keys: store, limits } } });
   socket = await listen(t.gateway);
 });

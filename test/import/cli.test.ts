@@ -176,8 +176,8 @@ describe("npm run import", () => {
       const shown = await new Promise<string>((resolve, reject) => {
         // The run's build, as the other commands here; into a migrated DATA_DIR, since the drawing is what is tested.
         const command = [...builtCommand("src/cli/import.ts"), file].join(" ");
-        const dataDir = migratedDataDir(join(tmp, "tty"));
-        const child = spawn("script", ["-qec", command, "/dev/null"], { cwd: ROOT, env: env(dataDir) });
+        const ttyDir = migratedDataDir(join(tmp, "tty"));
+        const child = spawn("script", ["-qec", command, "/dev/null"], { cwd: ROOT, env: env(ttyDir) });
         let out = "";
         child.stdout.on("data", (d) => (out += d));
         child.on("error", reject);

@@ -16,6 +16,7 @@ import { restrictionRefusals } from "../../src/observe/metrics.js";
 import { createGateway, type Gateway } from "../../src/server.js";
 import { UsageRecorder } from "../../src/usage/recorder.js";
 import { canaryExport } from "../support/canary.js";
+import { MID_MINUTE } from "../support/clock.js";
 import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 import { type ListeningGateway, listen } from "../support/socket.js";
@@ -25,8 +26,6 @@ const TRUSTED_TEXT = "query Trusted { universities(first: 1) { totalCount } }";
 const OWN_TEXT = "query Own { universities(first: 2) { nodes { code } } }";
 const OTHER_TEXT = "{ universities(first: 3) { totalCount } }";
 const APP = "https://app.example.org";
-/** The limits' clock, mid-minute and still: a minute that ends between two requests would reset the counts they compare. */
-const LIMITS_NOW = Date.parse("2026-11-20T12:00:30.000Z");
 
 let trustedGateway: TestGateway;
 let apqGateway: Gateway;
@@ -50,7 +49,7 @@ beforeAll(async () => {
   await store.setDocuments(String(keys["own documents"]!.id), new Map([[sha256(OWN_TEXT), OWN_TEXT]]));
   await make("visitors", { visitorPerMinute: 2 }, 5);
   await make("from 203.0.113.0/24", { addresses: ["203.0.113.0/24"] });
-  const limits = new RateLimits({ defaults: { perMinute: 60, perDay: 10_000 }, now: () => LIMITS_NOW });
+  const limits = new RateLimits({ defaults: { perMinute: 60, perDay: 10_000 }, now: () => MID_MINUTE });
   usage = new UsageRecorder({ db, flushMs: 3_600_000 });
   const trusted = new Map([[sha256(TRUSTED_TEXT), TRUSTED_TEXT]]);
   trustedGateway = await testGateway(canaryExport(), {

@@ -25,6 +25,7 @@ import { RateLimits } from "../../src/limits/rate-limits.js";
 import { registry } from "../../src/observe/metrics.js";
 import { createGateway, type Gateway } from "../../src/server.js";
 import { canaryExport } from "../support/canary.js";
+import { MID_MINUTE } from "../support/clock.js";
 import { freshDatabase, importObject } from "../support/databases.js";
 import { parseResponse } from "../support/socket.js";
 
@@ -63,8 +64,6 @@ const decode = (bytes: Buffer, encoding: string | undefined): string =>
 let db: Database & { url: string };
 let prisma: ReadClient;
 let key: string;
-/** The limits' clock, mid-minute and still: a minute that ends between two requests would reset the counts they compare. */
-const LIMITS_NOW = Date.parse("2026-11-20T12:00:30.000Z");
 const servers: Server[] = [];
 const caches: AnswerCache[] = [];
 
@@ -103,7 +102,7 @@ async function serve(options: { corsOrigins?: string[]; perMinute?: number; ttlM
     log,
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.maxCost ? { queryLimits: { maxCost: options.maxCost } } : {}),
-    auth: { keys, limits: new RateLimits({ defaults: { perMinute: options.perMinute ?? 1_000, perDay: 100_000 }, now: () => LIMITS_NOW }) },
+    auth: { keys, limits: new RateLimits({ defaults: { perMinute: options.perMinute ?? 1_000, perDay: 100_000 }, now: () => MID_MINUTE }) },
   });
   let offered = 0;
   let handed = 0;

@@ -9,11 +9,11 @@ import { generateKey } from "../../src/keys/secret.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
 import { canaryExport } from "../support/canary.js";
+import { MID_MINUTE } from "../support/clock.js";
 import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 import { restClient, type RestClient } from "./support.js";
 
-const NOW = Date.parse("2026-11-20T12:00:30.000Z");
 let t: TestGateway;
 let rest: RestClient;
 const keys = { main: "", limited: "" };
@@ -24,7 +24,7 @@ beforeAll(async () => {
   const store = new KeyStore(db);
   keys.main = (await store.create({ name: "rest-main" })).key;
   keys.limited = (await store.create({ name: "rest-limited", perMinute: 1 })).key;
-  const limits = new RateLimits({ defaults: { perMinute: 60, perDay: 10_000 }, now: () => NOW });
+  const limits = new RateLimits({ defaults: { perMinute: 60, perDay: 10_000 }, now: () => MID_MINUTE });
   t = await testGateway(canaryExport(), { db, gateway: { auth: { keys: store, limits } } });
   rest = restClient(t.gateway);
 });

@@ -10,3 +10,10 @@ export async function awayFromMinuteBoundary(margin = 8_000): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);
   if (left < margin) await sleep(left + 100);
 }
+
+/**
+ * A still instant in the middle of a clock minute, for an in-process
+ * `RateLimits` (`now: () => MID_MINUTE`) in a test that compares a key's
+ * counts across requests: a minute that ended between them would reset them.
+ */
+export const MID_MINUTE = Date.parse("2026-11-20T12:00:30.000Z");

@@ -1,5 +1,5 @@
 // `npm run build`: bundles the gateway and its commands from src/ and rest/
-// into dist/ (esbuild; the type check is tsc's, tsconfig.build.json), and
+// into dist/ (esbuild; the type check is scripts/typecheck.mjs's, of tsconfig.build.json), and
 // copies beside them the files they read at run time, at the same relative
 // places: the migrations, the GraphQL operations and printed schema, and the
 // OpenAPI document. `node dist/src/main.js` then needs no TypeScript.
@@ -14,14 +14,13 @@
 // by hooking their loading (pg, ioredis), those that find files beside
 // their own code (the embedded PostgreSQL, PGlite, Swagger UI, pino's
 // workers), and the tracing SDK, loaded only when asked for.
-import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
+import { typecheck } from "./typecheck.mjs";
 
 const USAGE = `usage: npm run build [-- --out DIR] [--no-check]
 
@@ -63,9 +62,8 @@ if (inside !== "dist" && existsSync(dist) && readdirSync(dist).length > 0 && !ex
 }
 rmSync(dist, { recursive: true, force: true });
 if (check) {
-  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-  const checked = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--noEmit"], { stdio: "inherit" });
-  if (checked.status !== 0) process.exit(checked.status ?? 1);
+  const status = typecheck(["-p", join(root, "tsconfig.build.json")]);
+  if (status !== 0) process.exit(status);
 }
 /** What runs by its path: the gateway, every command, the progress bar's worker, the embedded server's module (a test runs it). */
 const ENTRIES = [

@@ -113,13 +113,13 @@ async function build(): Promise<string> {
     if (pid && !isRunning(pid)) rmSync(join(parent, name), { recursive: true, force: true });
   }
   const dir = join(parent, `uedu-test-build-${process.pid}`);
-  // Without checking types: `npm test` has just checked them (tsc --noEmit), and checking took two thirds of the build's time.
+  // Without checking types: `npm test` has just checked them (scripts/typecheck.mjs), and checking took two thirds of the build's time.
   await promisify(execFile)(process.execPath, [join(ROOT, "scripts", "build.mjs"), "--out", relative(ROOT, dir), "--no-check"], {
     cwd: ROOT,
     timeout: 300_000,
   }).catch((error: { stdout?: string; stderr?: string }) => {
     rmSync(dir, { recursive: true, force: true });
-    // tsc's complaints (a syntax error stops the build, and so the run) are on its standard output.
+    // What esbuild says of a syntax error (which stops the build, and so the run).
     throw new Error(`the run's build (scripts/build.mjs) failed:\n${error.stdout ?? ""}${error.stderr ?? ""}`);
   });
   return dir;

@@ -45,6 +45,18 @@ describe("import on PostgreSQL", () => {
       expect(await fresh.query(`SELECT count(*)::int AS n FROM pg_stats WHERE tablename = 'course' AND attname = 'university_id'`)).toEqual(
         [{ n: 1 }],
       );
+      // Every table of the schema, those it computes from the rows too (station_day, course_stat, …), and none left unanalyzed.
+      const never = await fresh.query<{ relname: string }>(
+        `SELECT relname FROM pg_class WHERE relkind = 'r' AND relnamespace = current_schema()::regnamespace AND reltuples < 0 ORDER BY 1`,
+      );
+      expect(never).toEqual([]);
+      // And nothing else: this database's system catalogs, which a bare ANALYZE samples too, are left to
+      // autovacuum (the catalogs shared by every database of the server are analyzed by the other tests').
+      const catalogs = await fresh.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_sys_tables s JOIN pg_class c ON c.oid = s.relid
+          WHERE NOT c.relisshared AND s.analyze_count > 0`,
+      );
+      expect(catalogs).toEqual([{ n: 0 }]);
     } finally {
       await fresh.close();
     }

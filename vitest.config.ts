@@ -17,6 +17,14 @@ const OWN_PROCESS = ["test/import/streaming.test.ts"];
  */
 const TOPOLOGY = ["test/db/topology.test.ts", "test/db/replicas.test.ts", "test/limits/sentinel.test.ts"];
 
+/**
+ * Each project's global setup: the run's temporary folder first (a tmpfs when
+ * there is one with room, test/support/temp-root.ts), then the servers, the
+ * templates and the build (test/support/global-setup.ts).
+ */
+const TEMP_ROOT = "./test/support/temp-root.ts";
+const RUN = [TEMP_ROOT, "./test/support/global-setup.ts"];
+
 /** What every project shares. */
 const shared: TestProjectInlineConfiguration["test"] = {
   testTimeout: 60_000,
@@ -47,7 +55,7 @@ export default defineConfig({
           include: ["test/**/*.test.ts"],
           exclude: [...LAST, ...TOPOLOGY, ...OWN_PROCESS],
           // Private PostgreSQL and Redis servers for the run (unless TEST_DATABASE_URL / TEST_REDIS_URL).
-          globalSetup: ["./test/support/global-setup.ts"],
+          globalSetup: RUN,
           sequence: { groupOrder: 0 },
         },
       },
@@ -58,7 +66,7 @@ export default defineConfig({
           name: "own process",
           include: OWN_PROCESS,
           isolate: true,
-          globalSetup: ["./test/support/global-setup.ts"],
+          globalSetup: RUN,
           sequence: { groupOrder: 0 },
         },
       },
@@ -69,12 +77,12 @@ export default defineConfig({
           name: "topology",
           include: TOPOLOGY,
           maxWorkers: 1,
-          globalSetup: ["./test/support/global-setup.ts"],
+          globalSetup: RUN,
           sequence: { groupOrder: 1 },
         },
       },
       // Needs no test server: each case's gateway has its own embedded one.
-      { extends: true, test: { ...shared, name: "newcomer", include: LAST, sequence: { groupOrder: 2 } } },
+      { extends: true, test: { ...shared, name: "newcomer", include: LAST, globalSetup: [TEMP_ROOT], sequence: { groupOrder: 2 } } },
     ],
   },
 });

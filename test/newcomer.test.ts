@@ -35,6 +35,7 @@ import {
   readdirSync,
   realpathSync,
   rmSync,
+  statSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -105,7 +106,8 @@ const run = promisify(execFile);
  * `.npm` at `to`, so that the install is offline: the suite needs no network
  * once `npm install` has run. Its index is copied; its content, hundreds of
  * megabytes that npm never changes (files named by their hash), is linked,
- * and stays root's, readable by all (`user` may write only its folders).
+ * and stays root's, readable by all (`user` may write only its folders); on
+ * another file system than the cache's, it is copied.
  */
 async function copyNpmCache(to: string, user: ServerUser | undefined): Promise<void> {
   const cache = execFileSync("npm", ["config", "get", "cache"], { encoding: "utf8", env: newcomerEnv(process.env.HOME ?? "/root") }).trim();
@@ -115,7 +117,9 @@ async function copyNpmCache(to: string, user: ServerUser | undefined): Promise<v
   for (const entry of readdirSync(join(cache, "_cacache"))) {
     if (entry !== "content-v2") await run("cp", ["-r", join(cache, "_cacache", entry), join(to, "_cacache", entry)]);
   }
-  await run("cp", ["-al", content, join(to, "_cacache", "content-v2")]);
+  // Linked where the home is on the cache's file system; copied where it is not (a run's tmpfs, test/support/temp-root.ts).
+  const sameDevice = statSync(content).dev === statSync(to).dev;
+  await run("cp", [sameDevice ? "-al" : "-a", content, join(to, "_cacache", "content-v2")]);
   // Every folder, and every file but the linked content, is the user's.
   const owner = user && `${user.uid}:${user.gid}`;
   if (owner) await run("find", [to, "(", "-type", "d", "-o", "-not", "-path", "*/content-v2/*", ")", "-exec", "chown", owner, "{}", "+"]);
@@ -303,7 +307,12 @@ async function newcomer({ user, mode, relocated, install }: Case): Promise<void>
 describe.concurrent("the README's `npm install && npm start` on a fresh clone, DATA_DIR unset", () => {
   it(
     "as a non-root user, in a folder of their own",
-    () => newcomer({ user: asRoot ? serverUser() : undefined, mode: 0o700, relocated: false, install: "publish" }),
+    // A failure before its install is shared fails the cases waiting for it too, at once.
+    () =>
+      newcomer({ user: asRoot ? serverUser() : undefined, mode: 0o700, relocated: false, install: "publish" }).catch((error: unknown) => {
+        failedInstall(error);
+        throw error;
+      }),
     600_000,
   );
   it.runIf(asRoot)(

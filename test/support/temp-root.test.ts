@@ -1,0 +1,39 @@
+/**
+ * The run's temporary folder (temp-root.ts): on a tmpfs with room unless
+ * TMPDIR is set, and where the workers make their temporary folders.
+ */
+import { statfsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { describe, expect, inject, it } from "vitest";
+import { type Candidate, NEEDED_BYTES, whyNotTmpfs } from "./temp-root.js";
+
+const TMPFS = 0x01021994;
+const EXT4 = 0xef53;
+const roomy: Candidate = { tmpdir: undefined, type: TMPFS, free: NEEDED_BYTES, noexec: false };
+
+describe("the run's temporary folder", () => {
+  it("goes to a tmpfs with room that lets programs run", () => {
+    expect(whyNotTmpfs(roomy)).toBeUndefined();
+  });
+
+  it.each([
+    [{ tmpdir: "/var/tmp" }, "TMPDIR is set"],
+    [{ type: undefined }, "there is no /dev/shm"],
+    [{ type: EXT4 }, "/dev/shm is not a tmpfs"],
+    [{ noexec: true }, "/dev/shm is mounted noexec"],
+    [{ free: 64 * 1024 ** 2 }, "/dev/shm has 0.1 GiB free, under 4"],
+  ] as const)("stays in the system's when %o: %s", (change, why) => {
+    expect(whyNotTmpfs({ ...roomy, ...change })).toBe(why);
+  });
+
+  it("is where this worker makes its temporary folders, when the setup chose a tmpfs", () => {
+    const root = inject("tempRoot");
+    if (root === null) {
+      expect(inject("tempRootWhy")).toEqual(expect.any(String));
+      return;
+    }
+    expect(root).toMatch(/^\/dev\/shm\/uedu-test-\d+$/);
+    expect(tmpdir()).toBe(root);
+    expect(statfsSync(root).type).toBe(TMPFS);
+  });
+});

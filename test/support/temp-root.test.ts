@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { describe, expect, inject, it } from "vitest";
 import { type Candidate, NEEDED_BYTES, whyNotTmpfs } from "./temp-root.js";
 
+/** statfs's type of a tmpfs, written here again as the test's own oracle: a wrong one in temp-root.ts would never choose the tmpfs. */
 const TMPFS = 0x01021994;
 const EXT4 = 0xef53;
 const roomy: Candidate = { tmpdir: undefined, type: TMPFS, free: NEEDED_BYTES, noexec: false };

@@ -16,7 +16,7 @@
  * at the end; one that a killed run left is removed by the next. Otherwise
  * nothing changes. What is tested is the same either way.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, chmodSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { isRunning } from "../../src/db/postgres-programs.js";

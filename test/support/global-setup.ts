@@ -19,13 +19,13 @@
  * deleted in the teardown; if the run is interrupted, their watchdog does it.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import type { TestProject } from "vitest/node";
-import { isRunning } from "../../src/db/postgres-programs.js";
 import { makeTemplates, type Templates } from "./templates.js";
 import { findRedisServer, type PrivateServer, startPostgres, startRedis } from "./servers.js";
+import { runFolder } from "./temp.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -107,12 +107,7 @@ const shared = globalThis as { [RUN]?: SharedRun };
 async function build(): Promise<string> {
   const parent = join(ROOT, "node_modules", ".cache");
   mkdirSync(parent, { recursive: true });
-  // What a killed run left behind (its process is gone).
-  for (const name of readdirSync(parent)) {
-    const pid = Number(/^uedu-test-build-(\d+)$/.exec(name)?.[1]);
-    if (pid && !isRunning(pid)) rmSync(join(parent, name), { recursive: true, force: true });
-  }
-  const dir = join(parent, `uedu-test-build-${process.pid}`);
+  const dir = runFolder(parent, "uedu-test-build-");
   // Without checking types: `npm test` has just checked them (scripts/typecheck.mjs), and checking took two thirds of the build's time.
   await promisify(execFile)(process.execPath, [join(ROOT, "scripts", "build.mjs"), "--out", relative(ROOT, dir), "--no-check"], {
     cwd: ROOT,

@@ -16,10 +16,9 @@
  * at the end; one that a killed run left is removed by the next. Otherwise
  * nothing changes. What is tested is the same either way.
  */
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, mkdirSync, readFileSync, rmSync, statfsSync } from "node:fs";
 import type { TestProject } from "vitest/node";
-import { isRunning } from "../../src/db/postgres-programs.js";
+import { runFolder } from "./temp.js";
 
 /** Where a tmpfs is found on Linux. */
 const SHM = "/dev/shm";
@@ -27,8 +26,6 @@ const SHM = "/dev/shm";
 const TMPFS_MAGIC = 0x01021994;
 /** The most the run holds there at once is about 2 GiB (the newcomer's cache copy, install and clusters): twice that free. */
 export const NEEDED_BYTES = 4 * 1024 ** 3;
-/** The run's folder: `uedu-test-<pid of the vitest process>`. */
-const NAME = /^uedu-test-(\d+)$/;
 
 /** What is known of the place a run's temporary folder could go. */
 export interface Candidate {
@@ -102,12 +99,7 @@ function makeRoot(): Pick<SharedRoot, "dir" | "why"> {
     process.stdout.write(`test temporary folders: in the system's (${why})\n`);
     return { dir: undefined, why };
   }
-  // What a killed run left behind (its process is gone).
-  for (const name of readdirSync(SHM)) {
-    const pid = Number(NAME.exec(name)?.[1]);
-    if (pid && !isRunning(pid)) rmSync(join(SHM, name), { recursive: true, force: true });
-  }
-  const dir = join(SHM, `uedu-test-${process.pid}`);
+  const dir = runFolder(SHM, "uedu-test-");
   mkdirSync(dir, { recursive: true });
   // As /tmp: anyone may make a folder there (the embedded server's user, the newcomer's), and remove only their own.
   chmodSync(dir, 0o1777);

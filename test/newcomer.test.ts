@@ -70,12 +70,17 @@ afterAll(async () => {
 
 /**
  * The environment a newcomer's shell has: this one's, without what the test
- * run or npm put in it (npm_*, the test servers, the gateway's own variables).
+ * run or npm put in it (npm_*, the test servers, the run's compile cache, the
+ * gateway's own variables).
  */
 function newcomerEnv(home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (/^(npm_|TEST_|VITEST|OTEL_)/.test(name) || ["TEST", "NODE_ENV", "NODE_OPTIONS", "NODE_V8_COVERAGE"].includes(name)) continue;
+    if (
+      /^(npm_|TEST_|VITEST|OTEL_)/.test(name) ||
+      ["TEST", "NODE_ENV", "NODE_OPTIONS", "NODE_V8_COVERAGE", "NODE_COMPILE_CACHE"].includes(name)
+    )
+      continue;
     if (name in VARIABLES) continue;
     env[name] = value;
   }

@@ -6,17 +6,26 @@
  * built gateway process, through a loader hook that writes down every module
  * it loads (test/support/loaded-modules.mjs): ioredis stays a package of its
  * own in the build, and the MCP server is a chunk of its own.
+ *
+ * What it loads, it compiles once: on Node 22.1 and later, the gateway keeps
+ * V8's code of its modules in os.tmpdir()/node-compile-cache for the next
+ * start (src/main.ts); here in a TMPDIR of its own, with the run's
+ * NODE_COMPILE_CACHE (test/support/temp-root.ts) taken away.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { canaryExport } from "../support/canary.js";
 import { freshDatabase, importObject } from "../support/databases.js";
-import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
+import { type GatewayProcess, request, startGateway, stopAllGateways, stopGateway, waitReady } from "../support/gateway-process.js";
 import { tempDir } from "../support/temp.js";
 
 const file = join(tempDir("loaded-"), "modules.txt");
+/** The gateway's TMPDIR. */
+const tmp = tempDir("loaded-tmp-");
+/** Whether this Node has a module compile cache (22.1 and later). */
+const hasCompileCache = "enableCompileCache" in (await import("node:module")).default;
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let gateway: GatewayProcess;
 let key: string;
@@ -37,6 +46,9 @@ beforeAll(async () => {
   gateway = await startGateway("gateway writing down its modules", {
     DATABASE_URL: db.url,
     LOADED_MODULES_FILE: file,
+    TMPDIR: tmp,
+    // Empty is unset, for Node: the gateway's own choice of folder applies.
+    NODE_COMPILE_CACHE: "",
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${hook}`.trim(),
   });
   await waitReady(gateway);
@@ -46,6 +58,7 @@ afterAll(async () => {
   await stopAllGateways();
   await db?.close();
   rmSync(dirname(file), { recursive: true, force: true });
+  rmSync(tmp, { recursive: true, force: true });
 });
 
 describe("a gateway's modules", () => {
@@ -63,5 +76,20 @@ describe("a gateway's modules", () => {
     expect(answer.json.result.isError).toBeFalsy();
     expect(loaded(MCP_SDK).length).toBeGreaterThan(0);
     expect(loaded(IOREDIS)).toEqual([]);
+  });
+
+  it("are compiled once: the start kept their code for the next (Node 22.1 and later; Node 20 has no such cache)", async () => {
+    // Node writes the cache as the process ends.
+    await stopGateway(gateway);
+    expect(await gateway.exited).toBe(0);
+    const cache = join(tmp, "node-compile-cache");
+    if (!hasCompileCache) {
+      expect(existsSync(cache)).toBe(false);
+      return;
+    }
+    // One folder per Node version, holding an entry per module compiled: the build's chunks, some 150 at a start.
+    const [version, ...others] = readdirSync(cache);
+    expect(others).toEqual([]);
+    expect(readdirSync(join(cache, version!)).length).toBeGreaterThan(50);
   });
 });

@@ -1,9 +1,13 @@
 /**
  * The run's temporary folder (temp-root.ts): on a tmpfs with room unless
- * TMPDIR is set, and where the workers make their temporary folders.
+ * TMPDIR is set, and where the workers make their temporary folders; and
+ * the run's module compile cache there, for every Node process it starts.
  */
-import { readFileSync, statfsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import nodeModule from "node:module";
+import { readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { type Candidate, NEEDED_BYTES, whyNotTmpfs } from "./temp-root.js";
 
@@ -44,5 +48,25 @@ describe("the run's temporary folder", () => {
     expect(root).toMatch(/^\/dev\/shm\/uedu-test-\d+$/);
     expect(tmpdir()).toBe(root);
     expect(statfsSync(root).type).toBe(TMPFS);
+  });
+
+  it("holds the run's module compile cache, which the Node processes it starts write to (Node 22.1 and later)", () => {
+    const cache = inject("compileCache");
+    if (cache === null) return; // NODE_COMPILE_CACHE or NODE_DISABLE_COMPILE_CACHE was set before the run
+    expect(process.env.NODE_COMPILE_CACHE).toBe(cache);
+    expect(cache).toMatch(new RegExp(`^${tmpdir()}/uedu-compile-cache-\\d+$`));
+    // A module no process of the run loaded before: its compiled code is written as its process ends.
+    const source = `export const stamp = ${JSON.stringify(`${process.pid}-${Date.now()}`)};\n`;
+    const file = join(tmpdir(), `compile-cache-probe-${process.pid}-${Date.now()}.mjs`);
+    writeFileSync(file, source);
+    const entries = () => readdirSync(cache, { recursive: true }).length;
+    try {
+      const before = entries();
+      execFileSync(process.execPath, [file]);
+      if ("enableCompileCache" in nodeModule) expect(entries()).toBeGreaterThan(before);
+      else expect(entries()).toBe(0); // Node 20: nothing
+    } finally {
+      rmSync(file, { force: true });
+    }
   });
 });

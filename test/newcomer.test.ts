@@ -14,8 +14,9 @@
  *
  * The install is offline, from a copy of the npm cache that this run's own
  * `npm install` filled, in the case's new home: no network after it. The
- * non-root user installs, as most newcomers do; the root cases link that
- * install (see `sharedInstall`). Root's own `npm ci` is CI's (.ci/run).
+ * non-root user installs, as most newcomers do, and its first start builds
+ * dist/; the root cases link that install and copy that build (see
+ * `sharedInstall`, `sharedBuild`). Root's own `npm ci` is CI's (.ci/run).
  *
  * The clone is of this repository with its uncommitted work laid over it,
  * so that the test runs what is being changed; on CI's clean clone it is
@@ -210,19 +211,32 @@ interface Case {
   install: "publish" | "reuse";
 }
 
+/** A value one case makes and the others wait for; a failure fails them at once. */
+function shared<T>() {
+  let publish!: (value: T) => void;
+  let fail!: (error: unknown) => void;
+  const promise = new Promise<T>((resolve, reject) => {
+    publish = resolve;
+    fail = reject;
+  });
+  promise.catch(() => undefined);
+  return { promise, publish, fail };
+}
+
 /**
  * The one `npm install` of the run, the non-root user's, shared: root passes
  * every permission check, so the root cases link its `node_modules` and
  * generated code (whatever their owner and folder mode) instead of extracting
  * the same 750 packages again (two installs were a minute of the suite's CPU).
  */
-let publishInstall!: (repo: string) => void;
-let failedInstall!: (error: unknown) => void;
-const sharedInstall = new Promise<string>((resolve, reject) => {
-  publishInstall = resolve;
-  failedInstall = reject;
-});
-sharedInstall.catch(() => undefined);
+const sharedInstall = shared<string>();
+/**
+ * Its build of dist/ too, which its first `npm start` makes: the root cases
+ * copy it (its stamp of the sources holds relative paths only, so their
+ * `npm start` finds it current) instead of bundling the same sources again
+ * (4.5 CPU-s each); making the build is the non-root case's.
+ */
+const sharedBuild = shared<string>();
 
 /** `npm ci` in `repo`, offline, as `user`: it succeeds, and warns of nothing the project can prevent. */
 async function npmInstall(repo: string, env: NodeJS.ProcessEnv, user: ServerUser | undefined): Promise<void> {
@@ -261,21 +275,21 @@ async function newcomer({ user, mode, relocated, install }: Case): Promise<void>
   );
 
   if (install === "reuse") {
-    const installed = await sharedInstall;
+    const installed = await sharedInstall.promise;
     await run("cp", ["-al", join(installed, "node_modules"), join(repo, "node_modules")]);
     await run("cp", ["-r", join(installed, "src", "generated"), join(repo, "src", "generated")]);
+    await run("cp", ["-r", join(await sharedBuild.promise, "dist"), join(repo, "dist")]);
   } else {
-    try {
-      await npmInstall(repo, env, user);
-      if (install === "publish") publishInstall(repo);
-    } catch (error) {
-      if (install === "publish") failedInstall(error);
-      throw error;
-    }
+    await npmInstall(repo, env, user);
+    sharedInstall.publish(repo);
   }
 
-  // The first start: demo data, a development key printed once with a curl line.
+  // The first start (which builds dist/ where there is none): demo data, a development key printed once with a curl line.
   const first = await npmStart(repo, env, user);
+  if (install === "publish") {
+    expect(first.output()).toMatch(/^npm start: building dist\/ from the sources/m);
+    sharedBuild.publish(repo);
+  } else expect(first.output()).not.toMatch(/building dist\//);
   const key = /Authorization: Bearer (uedu_\w+)/.exec(first.output())?.[1];
   expect(key, first.output()).toBeDefined();
   expect(await universities(first.base, key!)).toEqual({ status: 200, items: 15 });
@@ -312,10 +326,11 @@ async function newcomer({ user, mode, relocated, install }: Case): Promise<void>
 describe.concurrent("the README's `npm install && npm start` on a fresh clone, DATA_DIR unset", () => {
   it(
     "as a non-root user, in a folder of their own",
-    // A failure before its install is shared fails the cases waiting for it too, at once.
+    // A failure before its install and build are shared fails the cases waiting for them too, at once.
     () =>
       newcomer({ user: asRoot ? serverUser() : undefined, mode: 0o700, relocated: false, install: "publish" }).catch((error: unknown) => {
-        failedInstall(error);
+        sharedInstall.fail(error);
+        sharedBuild.fail(error);
         throw error;
       }),
     600_000,

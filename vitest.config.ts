@@ -24,8 +24,6 @@ const TOPOLOGY = ["test/db/topology.test.ts", "test/db/replicas.test.ts", "test/
  */
 const TEMP_ROOT = "./test/support/temp-root.ts";
 const RUN = [TEMP_ROOT, "./test/support/global-setup.ts"];
-/** The newcomer's global setup: its clone, and its install started beside the rest of the run. */
-const NEWCOMER = "./test/support/newcomer.ts";
 
 /** What every project shares. */
 const shared: TestProjectInlineConfiguration["test"] = {
@@ -83,12 +81,8 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
-      // Needs no test server: each case's gateway has its own embedded one. Its setup starts
-      // the non-root case's install with the run, beside the suite (test/support/newcomer.ts).
-      {
-        extends: true,
-        test: { ...shared, name: "newcomer", include: LAST, globalSetup: [TEMP_ROOT, NEWCOMER], sequence: { groupOrder: 2 } },
-      },
+      // Needs no test server: each case's gateway has its own embedded one.
+      { extends: true, test: { ...shared, name: "newcomer", include: LAST, globalSetup: [TEMP_ROOT], sequence: { groupOrder: 2 } } },
     ],
   },
 });

@@ -17,28 +17,38 @@
  * non-root user installs, as most newcomers do, and its first start builds
  * dist/; the root cases link that install and copy that build (see
  * `sharedInstall`, `sharedBuild`). Root's own `npm ci` is CI's (.ci/run).
- * The non-root user's install starts with the run, beside the suite at the
- * lowest CPU priority (this project's global setup, test/support/newcomer.ts);
- * its case checks its output and status as if it had run it.
  *
  * The clone is of this repository with its uncommitted work laid over it,
  * so that the test runs what is being changed; on CI's clean clone it is
  * exactly a clone of `main`. This file runs after the rest of the suite
- * (vitest.config.ts), with the machine to itself: three first starts at once
+ * (vitest.config.ts), with the machine to itself: three installs at once
  * would starve the suite's timing tests.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { lstatSync, realpathSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { VARIABLES } from "../src/config.js";
 import { CLUSTER_DIR, postmasterPid, ROOT_HOME } from "../src/db/cluster-dir.js";
 import { stopServer } from "../src/db/embedded.js";
-import { isRunning, type ServerUser } from "../src/db/postgres-programs.js";
-import { earlyInstallResult, type NewcomerFolder, newcomerEnv, newcomerFolder, newcomerUser } from "./support/newcomer.js";
+import { isRunning, type ServerUser, serverUser } from "../src/db/postgres-programs.js";
 import { freePorts } from "./support/servers.js";
 
-const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, "..");
 const asRoot = process.getuid?.() === 0;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -58,6 +68,68 @@ afterAll(async () => {
     rmSync(path, { recursive: true, force: true });
   }
 }, 60_000);
+
+/**
+ * The environment a newcomer's shell has: this one's, without what the test
+ * run or npm put in it (npm_*, the test servers, the run's compile cache, the
+ * gateway's own variables).
+ */
+function newcomerEnv(home: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (
+      /^(npm_|TEST_|VITEST|OTEL_)/.test(name) ||
+      ["TEST", "NODE_ENV", "NODE_OPTIONS", "NODE_V8_COVERAGE", "NODE_COMPILE_CACHE"].includes(name)
+    )
+      continue;
+    if (name in VARIABLES) continue;
+    env[name] = value;
+  }
+  return { ...env, HOME: home, HOST: "127.0.0.1" };
+}
+
+/** A clone of this repository at `dir`, with the uncommitted work (changed, new and deleted files) laid over it. */
+function cloneInto(dir: string): void {
+  execFileSync("git", ["clone", "--quiet", "--no-hardlinks", ROOT, dir]);
+  const list = (...args: string[]) =>
+    execFileSync("git", ["ls-files", "-z", ...args], { cwd: ROOT, encoding: "utf8" })
+      .split("\0")
+      .filter(Boolean);
+  for (const file of list("--modified", "--others", "--exclude-standard")) {
+    const from = join(ROOT, file);
+    const to = join(dir, file);
+    if (existsSync(from)) {
+      mkdirSync(dirname(to), { recursive: true });
+      copyFileSync(from, to);
+    } else rmSync(to, { force: true });
+  }
+}
+
+const run = promisify(execFile);
+
+/**
+ * The npm cache that this run's own `npm install` filled, as a new home's
+ * `.npm` at `to`, so that the install is offline: the suite needs no network
+ * once `npm install` has run. Its index is copied; its content, hundreds of
+ * megabytes that npm never changes (files named by their hash), is linked,
+ * and stays root's, readable by all (`user` may write only its folders); on
+ * another file system than the cache's, it is copied.
+ */
+async function copyNpmCache(to: string, user: ServerUser | undefined): Promise<void> {
+  const cache = execFileSync("npm", ["config", "get", "cache"], { encoding: "utf8", env: newcomerEnv(process.env.HOME ?? "/root") }).trim();
+  const content = join(cache, "_cacache", "content-v2");
+  expect(existsSync(content), `no npm cache at ${cache}: run npm install first`).toBe(true);
+  mkdirSync(join(to, "_cacache"), { recursive: true });
+  for (const entry of readdirSync(join(cache, "_cacache"))) {
+    if (entry !== "content-v2") await run("cp", ["-r", join(cache, "_cacache", entry), join(to, "_cacache", entry)]);
+  }
+  // Linked where the home is on the cache's file system; copied where it is not (a run's tmpfs, test/support/temp-root.ts).
+  const sameDevice = statSync(content).dev === statSync(to).dev;
+  await run("cp", [sameDevice ? "-al" : "-a", content, join(to, "_cacache", "content-v2")]);
+  // Every folder, and every file but the linked content, is the user's.
+  const owner = user && `${user.uid}:${user.gid}`;
+  if (owner) await run("find", [to, "(", "-type", "d", "-o", "-not", "-path", "*/content-v2/*", ")", "-exec", "chown", owner, "{}", "+"]);
+}
 
 interface Run {
   code: number | null;
@@ -166,16 +238,10 @@ const sharedInstall = shared<string>();
  */
 const sharedBuild = shared<string>();
 
-/**
- * The non-root user's `npm ci`, offline, which this project's global setup
- * started with the run: it succeeded, and warned of nothing the project can
- * prevent. Its folder, made by the setup, is the case's.
- */
-async function earlyInstall(): Promise<NewcomerFolder> {
-  const install = inject("newcomerInstall");
-  made.push(install.folder);
-  const installed = await earlyInstallResult(install, 420_000);
-  expect(installed.status, installed.output).toBe("0");
+/** `npm ci` in `repo`, offline, as `user`: it succeeds, and warns of nothing the project can prevent. */
+async function npmInstall(repo: string, env: NodeJS.ProcessEnv, user: ServerUser | undefined): Promise<void> {
+  const installed = await npm(["ci", "--no-audit", "--no-fund", "--offline"], repo, env, user, 420_000);
+  expect(installed.code, installed.output).toBe(0);
 
   // A clean install: no warning the project can prevent. Every install script is approved or
   // denied (package.json's allowScripts), Scarf's analytics never run, and what npm may still
@@ -185,14 +251,21 @@ async function earlyInstall(): Promise<NewcomerFolder> {
   expect(installed.output).not.toMatch(/scarf/i);
   // On every maintained line (22, 24, 26) not even those: the project's engines and its dependencies' all hold.
   if (Number(process.versions.node.split(".")[0]) >= 22) expect(installed.output).not.toMatch(/EBADENGINE/);
-  return install;
 }
 
 /** The README's commands in a fresh clone; see the module's comment for what is checked. */
 async function newcomer({ user, mode, relocated, install }: Case): Promise<void> {
-  // The non-root case's folder and install are the global setup's; the others' are made here, with no npm cache (they install nothing).
-  const { folder, home, repo } = install === "publish" ? await earlyInstall() : await newcomerFolder(user, mode, false);
-  if (install === "reuse") made.push(folder);
+  const folder = mkdtempSync(join(tmpdir(), "newcomer-"));
+  made.push(folder);
+  const home = join(folder, "home");
+  const repo = join(folder, "gw with spaces");
+  mkdirSync(home);
+  cloneInto(repo);
+  if (user) await run("chown", ["-R", `${user.uid}:${user.gid}`, folder]);
+  // The case that links root's install runs no npm install, so it needs no cache.
+  if (install !== "reuse") await copyNpmCache(join(home, ".npm"), user);
+  chmodSync(folder, mode);
+  if (user) chownSync(folder, user.uid, user.gid);
   const env = newcomerEnv(home);
   // The newcomer runs the Node this suite runs on (CI runs it on each line):
   // its folder on PATH must be one `user` may enter, or PATH finds another.
@@ -206,7 +279,10 @@ async function newcomer({ user, mode, relocated, install }: Case): Promise<void>
     await run("cp", ["-al", join(installed, "node_modules"), join(repo, "node_modules")]);
     await run("cp", ["-r", join(installed, "src", "generated"), join(repo, "src", "generated")]);
     await run("cp", ["-r", join(await sharedBuild.promise, "dist"), join(repo, "dist")]);
-  } else sharedInstall.publish(repo);
+  } else {
+    await npmInstall(repo, env, user);
+    sharedInstall.publish(repo);
+  }
 
   // The first start (which builds dist/ where there is none): demo data, a development key printed once with a curl line.
   const first = await npmStart(repo, env, user);
@@ -252,7 +328,7 @@ describe.concurrent("the README's `npm install && npm start` on a fresh clone, D
     "as a non-root user, in a folder of their own",
     // A failure before its install and build are shared fails the cases waiting for them too, at once.
     () =>
-      newcomer({ user: newcomerUser(), mode: 0o700, relocated: false, install: "publish" }).catch((error: unknown) => {
+      newcomer({ user: asRoot ? serverUser() : undefined, mode: 0o700, relocated: false, install: "publish" }).catch((error: unknown) => {
         sharedInstall.fail(error);
         sharedBuild.fail(error);
         throw error;

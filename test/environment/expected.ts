@@ -46,9 +46,17 @@ function round(x: number, decimals: number): number {
 
 const orNull = (x: number | null, decimals: number) => (x === null ? null : round(x, decimals));
 
+/** One date format per time zone: making one is most of what a date costs, and the oracle asks for dates by the thousand. */
+const DATE_FORMATS = new Map<string, Intl.DateTimeFormat>();
+
 /** The local calendar date of an instant in a time zone, `YYYY-MM-DD`. */
 function localDateOf(instant: Date, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).formatToParts(instant);
+  let format = DATE_FORMATS.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" });
+    DATE_FORMATS.set(timeZone, format);
+  }
+  const parts = format.formatToParts(instant);
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "??";
   return `${get("year")}-${get("month")}-${get("day")}`;
 }

@@ -165,7 +165,7 @@ describe("course totals and statistics after imports that change the courses", (
   }, 120_000);
 });
 
-/** The demo export as one object. */
+/** The demo export as one object: its schools and courses, and one day of observations (which nothing here reads), not 35. */
 function demoObject(): unknown {
-  return JSON.parse([...demoExportChunks({ now: new Date("2026-11-26T00:00:00Z") })].join(""));
+  return JSON.parse([...demoExportChunks({ now: new Date("2026-11-26T00:00:00Z"), days: 1 })].join(""));
 }

@@ -13,6 +13,7 @@
  * NODE_COMPILE_CACHE (test/support/temp-root.ts) taken away.
  */
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import nodeModule from "node:module";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
@@ -25,7 +26,7 @@ const file = join(tempDir("loaded-"), "modules.txt");
 /** The gateway's TMPDIR. */
 const tmp = tempDir("loaded-tmp-");
 /** Whether this Node has a module compile cache (22.1 and later). */
-const hasCompileCache = "enableCompileCache" in (await import("node:module")).default;
+const hasCompileCache = "enableCompileCache" in nodeModule;
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let gateway: GatewayProcess;
 let key: string;

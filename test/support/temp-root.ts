@@ -19,8 +19,8 @@
  * The run's Node processes also share one module compile cache (Node 22.1
  * and later; Node 20 has none): NODE_COMPILE_CACHE names a folder of the run
  * in that temporary folder, unless it or NODE_DISABLE_COMPILE_CACHE is set.
- * The run starts some 450 Node processes (gateways, commands, workers), whose
- * module compilation is a fifth of a gateway start's CPU.
+ * The run starts some 480 Node processes (gateways, commands, workers); the
+ * cache takes 13% off a gateway's start on Node 24.
  */
 import { chmodSync, mkdirSync, readFileSync, rmSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -56,6 +56,11 @@ describe("the run's temporary folder", () => {
     expect(process.env.NODE_COMPILE_CACHE).toBe(cache);
     expect(dirname(cache)).toBe(tmpdir());
     expect(basename(cache)).toMatch(/^uedu-compile-cache-\d+$/);
+    // Node 20 has no compile cache: the probe runs on the conformance suite's Node (24 in .ci/run) when one is
+    // named. Other processes of the run write to the same folder meanwhile (that Node's among them), so the
+    // test asks only that the folder grows.
+    const node = "enableCompileCache" in nodeModule ? process.execPath : process.env.CONFORMANCE_NODE;
+    if (node === undefined) return;
     // A module no process of the run loaded before: its compiled code is written as its process ends.
     const source = `export const stamp = ${JSON.stringify(`${process.pid}-${Date.now()}`)};\n`;
     const file = join(tmpdir(), `compile-cache-probe-${process.pid}-${Date.now()}.mjs`);
@@ -63,9 +68,8 @@ describe("the run's temporary folder", () => {
     const entries = () => readdirSync(cache, { recursive: true }).length;
     try {
       const before = entries();
-      execFileSync(process.execPath, [file]);
-      if ("enableCompileCache" in nodeModule) expect(entries()).toBeGreaterThan(before);
-      else expect(entries()).toBe(0); // Node 20: nothing
+      execFileSync(node, [file]);
+      expect(entries()).toBeGreaterThan(before);
     } finally {
       rmSync(file, { force: true });
     }

@@ -198,6 +198,8 @@ describe("a collector that cannot be reached", () => {
     const lonely = await startGateway("tracing-unreachable", {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${closedPort}`,
       OTEL_BSP_SCHEDULE_DELAY: "50",
+      // An export gives up after a second, not the default ten: the exporter retries a refused connection until then.
+      OTEL_EXPORTER_OTLP_TIMEOUT: "1000",
       DATABASE_URL: databaseUrl,
       LOG_LEVEL: "warn",
     });

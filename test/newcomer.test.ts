@@ -20,9 +20,9 @@
  *
  * The clone is of this repository with its uncommitted work laid over it,
  * so that the test runs what is being changed; on CI's clean clone it is
- * exactly a clone of `main`. This file runs after the rest of the suite
- * (vitest.config.ts), with the machine to itself: three installs at once
- * would starve the suite's timing tests.
+ * exactly a clone of `main`. This file runs after the rest of the suite,
+ * beside the topology files only (vitest.config.ts): its install and first
+ * starts would slow the suite's timed cases.
  */
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/driver.js";
 import { KeyStore } from "../../src/keys/store.js";
 import { canaryExport } from "../support/canary.js";
-import { awayFromMinuteBoundary } from "../support/clock.js";
+import { inOneClockMinute } from "../support/clock.js";
 import { freshDatabase, importObject } from "../support/databases.js";
 import { type GatewayProcess, request, startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
 import { findRedisServer, type PrivateServer, startRedis } from "../support/servers.js";
@@ -52,8 +52,8 @@ async function logged(text: string, before: number[]): Promise<void> {
   }
 }
 
-/** Statuses of `n` requests, alternating between the two processes. */
-async function statuses(n: number): Promise<number[]> {
+/** Statuses of `n` requests with `key`, alternating between the two processes. */
+async function statuses(key: string, n: number): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) out.push((await request(gateways[i % 2]!, "/api/v1/universities", { key })).status);
   return out;
@@ -61,21 +61,22 @@ async function statuses(n: number): Promise<number[]> {
 
 describe.skipIf(!findRedisServer())("a Redis restart, with two gateway processes", () => {
   it("hands out no fresh budget in the same minute: at most one more request per process", async () => {
-    // Everything below must fall in one clock minute.
-    await awayFromMinuteBoundary(30_000);
+    // Everything below must fall in one clock minute: if it did not, once more with a fresh key.
+    await inOneClockMinute(async (attempt) => {
+      const used = attempt === 1 ? key : (await new KeyStore(db).create({ name: "restart again", perMinute: LIMIT })).key;
+      expect(await statuses(used, LIMIT)).toEqual(Array(LIMIT).fill(200));
+      expect(await statuses(used, 2)).toEqual([429, 429]);
 
-    expect(await statuses(LIMIT)).toEqual(Array(LIMIT).fill(200));
-    expect(await statuses(2)).toEqual([429, 429]);
+      const BACK = "Redis reachable again: limits are shared";
+      const before = gateways.map((g) => g.output().split(BACK).length - 1);
+      await redis.restart(); // empty: nothing was saved
+      await logged(BACK, before);
 
-    const BACK = "Redis reachable again: limits are shared";
-    const before = gateways.map((g) => g.output().split(BACK).length - 1);
-    await redis.restart(); // empty: nothing was saved
-    await logged(BACK, before);
-
-    const after = await statuses(LIMIT);
-    expect(after.filter((s) => s === 200).length).toBeLessThanOrEqual(2);
-    expect(after.every((s) => s === 200 || s === 429)).toBe(true);
-    // Once both have added their points again, nothing more in this minute.
-    expect(await statuses(4)).toEqual([429, 429, 429, 429]);
-  }, 60_000);
+      const after = await statuses(used, LIMIT);
+      expect(after.filter((s) => s === 200).length).toBeLessThanOrEqual(2);
+      expect(after.every((s) => s === 200 || s === 429)).toBe(true);
+      // Once both have added their points again, nothing more in this minute.
+      expect(await statuses(used, 4)).toEqual([429, 429, 429, 429]);
+    });
+  }, 90_000);
 });

@@ -8,10 +8,11 @@ import { windowAt } from "../../src/limits/windows.js";
 
 /**
  * Waits for the next clock minute when the current one ends within `margin` ms:
- * for checks that cannot be run twice (a failover); others use {@link inOneClockMinute}.
+ * for checks that cannot be run twice (a failover) or that are short (the
+ * 8-s default). A longer check that can run again uses {@link inOneClockMinute}.
  */
 export async function awayFromMinuteBoundary(margin = 8_000): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
+  const left = windowAt("minute", Date.now()).resetsAt - Date.now();
   if (left < margin) await sleep(left + 100);
 }
 

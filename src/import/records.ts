@@ -150,8 +150,14 @@ export function checkRecord<S extends SectionName>(
   where: string,
   value: unknown,
 ): { ok: true; record: Stored<S> } | ({ ok: false } & Problem) {
-  const result = SECTIONS[section].safeParse(value, { reportInput: true });
-  return result.success ? { ok: true, record: result.data as Stored<S> } : { ok: false, ...describeIssue(where, result.error) };
+  const schema = SECTIONS[section];
+  const result = schema.safeParse(value);
+  if (result.success) return { ok: true, record: result.data as Stored<S> };
+  // Parsed again, only when it failed, with the issue's input, which tells a
+  // missing field from a wrong one: asked of every record, it made the check
+  // of the demo's 98,786 valid records take 930 ms instead of 225-700 here.
+  const failed = schema.safeParse(value, { reportInput: true });
+  return { ok: false, ...describeIssue(where, failed.error ?? result.error) };
 }
 
 /** Validates one record; throws ImportError naming it. */

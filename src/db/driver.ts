@@ -10,6 +10,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { INT32_MAX } from "../input-limits.js";
 import { useEmbeddedServer } from "./embedded.js";
+import { type Listener, Listening } from "./listening.js";
 import { statementNames } from "./statement-names.js";
 
 /** A connection to the database, whichever kind. */
@@ -33,16 +34,14 @@ export interface Database {
   /**
    * Calls `onNotify` on every NOTIFY on `channel` (from any connection or
    * process), and once more whenever listening resumes after its connection
-   * was lost, since a notice may have been missed meanwhile. The listening
-   * connection is its own, outside the pool, and comes back by itself.
+   * was lost, since a notice may have been missed meanwhile. The process's
+   * LISTENs share one connection, outside the pool, which comes back by
+   * itself (./listening.ts).
    */
   listen(channel: string, onNotify: () => void): Promise<Listener>;
 }
 
-/** A LISTEN in place; `close` ends it. */
-export interface Listener {
-  close(): Promise<void>;
-}
+export type { Listener } from "./listening.js";
 
 /** Connection counts of a PostgreSQL pool. */
 export interface PoolStats {
@@ -152,6 +151,8 @@ async function openPostgres(connectionString: string, options: OpenOptions): Pro
   const onConnectionError = (error: Error) => options.onConnectionError?.(error);
   pool.on("error", onConnectionError);
   const adapter = new PrismaPg(pool, { onPoolError: () => undefined, onConnectionError, statementNameGenerator: statementNames() });
+  // Every LISTEN of this process on one connection, opened with the first.
+  const listening = new Listening(connectionString, onConnectionError);
   return {
     kind: "postgres",
     url: connectionString,
@@ -194,66 +195,6 @@ async function openPostgres(connectionString: string, options: OpenOptions): Pro
       await pool.end();
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    listen: async (channel, onNotify) => listenOn(connectionString, channel, onNotify, onConnectionError),
-  };
-}
-
-/** Longest pause between two attempts to listen again. */
-const MAX_RETRY_MS = 30_000;
-
-/**
- * LISTEN on a connection of its own that is opened again, with a growing
- * pause, whenever it fails; each return calls `onNotify` (notices sent while
- * it was away are lost). Resolves once the first LISTEN is in place or has
- * failed (then it keeps trying in the background).
- */
-async function listenOn(
-  connectionString: string,
-  channel: string,
-  onNotify: () => void,
-  onError: (error: Error) => void,
-): Promise<Listener> {
-  let closed = false;
-  let client: pg.Client | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let pause = 500;
-  const connect = async (again: boolean): Promise<void> => {
-    const c = new pg.Client({ connectionString, keepAlive: true, connectionTimeoutMillis: 5_000 });
-    let retried = false;
-    const retry = (error: Error) => {
-      if (retried || closed) return;
-      retried = true;
-      onError(error);
-      c.end().catch(() => undefined);
-      timer = setTimeout(() => void connect(true), pause);
-      pause = Math.min(pause * 2, MAX_RETRY_MS);
-    };
-    c.on("error", retry);
-    c.on("end", () => retry(new Error(`the connection listening on ${channel} ended`)));
-    c.on("notification", (n) => {
-      if (n.channel === channel) onNotify();
-    });
-    try {
-      await c.connect();
-      await c.query(`LISTEN "${channel}"`);
-    } catch (error) {
-      retry(error instanceof Error ? error : new Error(String(error)));
-      return;
-    }
-    if (closed) {
-      await c.end().catch(() => undefined);
-      return;
-    }
-    client = c;
-    pause = 500;
-    if (again) onNotify();
-  };
-  await connect(false);
-  return {
-    close: async () => {
-      closed = true;
-      clearTimeout(timer);
-      await client?.end().catch(() => undefined);
-    },
+    listen: (channel, onNotify) => listening.listen(channel, onNotify),
   };
 }

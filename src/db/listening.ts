@@ -2,8 +2,8 @@
  * Every LISTEN of one database in a process, on one connection of its own
  * (outside the pool): a gateway listens on the keys' channel and, for its
  * answer cache, its environment snapshots and its replicas, on the data's.
- * With a connection each, that was four backends of PostgreSQL's per process
- * for what one carries.
+ * With a connection each, that was three backends of PostgreSQL's per
+ * process (four with replicas) for what one carries.
  *
  * The connection is opened with the first subscriber, and again, with a
  * growing pause, whenever it fails: then every channel is listened on again,
@@ -37,8 +37,6 @@ export class Listening {
   private queue: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private pause = FIRST_RETRY_MS;
-  /** Counts the connections opened, so that one given up on is told apart from the next. */
-  private generation = 0;
 
   /**
    * @param connectionString The database's.
@@ -88,7 +86,6 @@ export class Listening {
   /** Opens a connection and listens on every channel; `again`: after a failure, so every subscriber is called. */
   private async connect(again: boolean): Promise<void> {
     if (this.channels.size === 0) return;
-    const generation = ++this.generation;
     const client = new pg.Client({ connectionString: this.connectionString, keepAlive: true, connectionTimeoutMillis: 5_000 });
     client.on("error", (error) => this.fail(client, error));
     client.on("end", () => this.fail(client, new Error(`the connection listening on ${[...this.channels.keys()].join(", ")} ended`)));
@@ -107,7 +104,8 @@ export class Listening {
       this.fail(client, error);
       return;
     }
-    if (generation !== this.generation || this.client !== client) return;
+    // Given up on meanwhile (it failed, or its last subscriber left).
+    if (this.client !== client) return;
     this.pause = FIRST_RETRY_MS;
     if (again) for (const subscribers of [...this.channels.values()]) for (const s of [...subscribers]) s.onNotify();
   }

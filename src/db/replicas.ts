@@ -221,9 +221,9 @@ export class ReadRouter {
    * `db`'s LISTEN, where a DATA_CHANGED notice calls {@link notice} before
    * the listener's own callback: an answer cache that follows it is emptied
    * only once the primary serves, so no answer begun after the emptying is
-   * read from a replica that may not have the change. (Each LISTEN has its
-   * own connection, and hears a notice in its own time: {@link follow}'s
-   * alone would not come first.)
+   * read from a replica that may not have the change. (The process's LISTENs
+   * share one connection, whose notices reach the subscribers in the order
+   * they subscribed, ./listening.ts: this holds whatever that order.)
    */
   fenced(db: Pick<Database, "listen">): Pick<Database, "listen"> {
     return {

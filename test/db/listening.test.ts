@@ -5,7 +5,7 @@
  * calling every subscriber once), and it closes with the last subscriber.
  * (That a gateway process holds one: test/hostile/database-faults.test.ts.)
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Database } from "../../src/db/driver.js";
 import { Listening } from "../../src/db/listening.js";
 import { freshDatabase } from "../support/databases.js";
@@ -20,7 +20,7 @@ afterAll(async () => {
   await db?.close();
 });
 
-/** This database's connections that listen (their last statement a LISTEN or UNLISTEN), with the channels they listen on. */
+/** How many of this database's connections listen: those whose last statement was a LISTEN or UNLISTEN. */
 const listeningConnections = async () =>
   (
     await db.query<{ n: number }>(
@@ -29,14 +29,8 @@ const listeningConnections = async () =>
     )
   )[0]!.n;
 
-/** Waits until `check` holds, or fails after `ms`. */
-async function until(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await sleep(25);
-  }
-}
+/** Retries `check` (its expectations) every 25 ms until they hold, or fails after `timeout` ms with the last one. */
+const eventually = (check: () => unknown, timeout = 10_000) => vi.waitFor(check, { timeout, interval: 25 });
 
 /** Counts the calls of each named subscriber. */
 function counters() {
@@ -57,13 +51,13 @@ describe("one listening connection for a process", () => {
     try {
       expect(await listeningConnections()).toBe(1);
       await db.exec(`NOTIFY "test_data"`);
-      await until(() => calls["data 1"] === 1 && calls["data 2"] === 1);
+      await eventually(() => expect([calls["data 1"], calls["data 2"]]).toEqual([1, 1]));
       await db.exec(`NOTIFY "test_keys"`);
-      await until(() => calls.keys === 1);
+      await eventually(() => expect(calls.keys).toBe(1));
       // A channel added later is listened on the same connection.
       const later = await listening.listen("test_later", on("later"));
       await db.exec(`NOTIFY "test_later"`);
-      await until(() => calls.later === 1);
+      await eventually(() => expect(calls.later).toBe(1));
       expect(await listeningConnections()).toBe(1);
       await later.close();
       expect(calls).toEqual({ "data 1": 1, "data 2": 1, keys: 1, later: 1 });
@@ -71,7 +65,7 @@ describe("one listening connection for a process", () => {
     } finally {
       await Promise.all([keysA.close(), dataA.close(), dataB.close()]);
     }
-    await until(async () => (await listeningConnections()) === 0);
+    await eventually(async () => expect(await listeningConnections()).toBe(0));
   });
 
   it("closing one subscriber leaves the others; the channel's last one ends its LISTEN, the very last the connection", async () => {
@@ -84,16 +78,16 @@ describe("one listening connection for a process", () => {
     const other = await listening.listen("test_two", on("two"));
     await first.close();
     await db.exec(`NOTIFY "test_one"; NOTIFY "test_two"`);
-    await until(() => calls.same === 1 && calls.two === 1);
+    await eventually(() => expect([calls.same, calls.two]).toEqual([1, 1]));
     await second.close();
     // Nobody listens on test_one now: its notice reaches no one, test_two's still does.
     await db.exec(`NOTIFY "test_one"; NOTIFY "test_two"`);
-    await until(() => calls.two === 2);
+    await eventually(() => expect(calls.two).toBe(2));
     await sleep(200);
     expect(calls).toEqual({ same: 1, two: 2 });
     expect(await listeningConnections()).toBe(1);
     await other.close();
-    await until(async () => (await listeningConnections()) === 0);
+    await eventually(async () => expect(await listeningConnections()).toBe(0));
     // Closing again changes nothing.
     await other.close();
   });
@@ -113,16 +107,16 @@ describe("one listening connection for a process", () => {
           WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN %'`,
       )) as [{ n: number }];
       expect(n).toBe(1);
-      await until(() => calls.a === 1 && calls["b 1"] === 1 && calls["b 2"] === 1);
+      await eventually(() => expect([calls.a, calls["b 1"], calls["b 2"]]).toEqual([1, 1, 1]));
       expect(errors.length).toBe(1);
       expect(await listeningConnections()).toBe(1);
       // It listens on both channels again.
       await db.exec(`NOTIFY "test_a"; NOTIFY "test_b"`);
-      await until(() => calls.a === 2 && calls["b 1"] === 2 && calls["b 2"] === 2);
+      await eventually(() => expect([calls.a, calls["b 1"], calls["b 2"]]).toEqual([2, 2, 2]));
     } finally {
       await Promise.all(subscriptions.map((s) => s.close()));
     }
-    await until(async () => (await listeningConnections()) === 0);
+    await eventually(async () => expect(await listeningConnections()).toBe(0));
   });
 
   it("keeps trying while the server refuses it, and listens once it can", async () => {
@@ -139,7 +133,7 @@ describe("one listening connection for a process", () => {
       expect(errors[0]!.message).toMatch(/does not exist/);
       await db.exec(`CREATE DATABASE "${name}"`);
       // The next attempt (after 0.5 s, then 1 s) succeeds, and calls the subscriber once: a notice may have been missed.
-      await until(() => calls.late === 1, 15_000);
+      await eventually(() => expect(calls.late).toBe(1), 15_000);
     } finally {
       await subscription.close();
       await db.exec(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

@@ -11,8 +11,10 @@ const YEAR_DAYS = 365.2425;
  * The observation of one station at one hour (hours since the Unix epoch, UTC),
  * or null when the station did not report. A pure function of (seed, station,
  * hour): the same instant gets the same values whatever window is exported.
+ * `observedAt` is the hour as the export writes it, which a caller that
+ * observes every station at that hour formats once.
  */
-export function observe(seed: number, s: DemoStation, hour: number): ExportObservation | null {
+export function observe(seed: number, s: DemoStation, hour: number, observedAt = isoInstant(hour * HOUR_MS)): ExportObservation | null {
   const k = s.key;
   // A few missing hours, and now and then a six-hour outage.
   if (hashUnit(seed, k, hour, 1) < 0.004 || hashUnit(seed, k, Math.floor(hour / 6), 2) < 0.005) return null;
@@ -31,7 +33,7 @@ export function observe(seed: number, s: DemoStation, hour: number): ExportObser
   const threshold = 0.8 - 0.92 * monthly(c.rain, doy); // wet about 0.45 × raininess of the hours
   const wet = Math.max(0, field - threshold);
   const cloud = clamp((field - threshold + 0.35) / 0.6, 0, 1);
-  const row: ExportObservation = { station_id: s.station.id, observed_at: isoInstant(t) };
+  const row: ExportObservation = { station_id: s.station.id, observed_at: observedAt };
   const nul = (i: number): boolean => hashUnit(seed, k, hour, 10 + i) < 0.004;
 
   if (s.station.kind === "weather") {
@@ -91,8 +93,9 @@ export function* observationBatches(
   const first = last - days * 24 + 1;
   let batch: ExportObservation[] = [];
   for (let hour = first; hour <= last; hour++) {
+    const observedAt = isoInstant(hour * HOUR_MS);
     for (const s of stations) {
-      const row = observe(seed, s, hour);
+      const row = observe(seed, s, hour, observedAt);
       if (!row) continue;
       batch.push(row);
       if (batch.length >= batchSize) {

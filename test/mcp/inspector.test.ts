@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
+import { childEnv } from "../support/built.js";
 import { canaryExport } from "../support/canary.js";
 import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
@@ -68,7 +69,7 @@ function inspector(args: string[], withKey = true): Promise<Run> {
     execFile(
       process.execPath,
       all,
-      { env: { PATH: process.env.PATH, HOME: home, MCP_INSPECTOR_SECRET_STORE: "memory" }, timeout: 60_000 },
+      { env: { ...childEnv(), HOME: home, MCP_INSPECTOR_SECRET_STORE: "memory" }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });

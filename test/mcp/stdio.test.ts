@@ -12,9 +12,13 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { RateLimits } from "../../src/limits/rate-limits.js";
+import { builtCommand, childEnv } from "../support/built.js";
 import { canaryExport } from "../support/canary.js";
 import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
+
+/** `npm run mcp:stdio`'s entry, from the run's build as the other commands (test/support/built.ts): under tsx's CLI, two processes and 2 CPU-s each. */
+const STDIO = builtCommand("src/mcp/stdio.ts");
 
 let t: TestGateway;
 let server: Server;
@@ -40,9 +44,9 @@ async function connect(env: Record<string, string>) {
   const client = new Client({ name: "test", version: "1.0.0" });
   await client.connect(
     new StdioClientTransport({
-      command: "node_modules/.bin/tsx",
-      args: ["src/mcp/stdio.ts"],
-      env: { PATH: process.env.PATH ?? "", ...env },
+      command: STDIO[0],
+      args: STDIO.slice(1),
+      env: { ...childEnv(), ...env },
       stderr: "pipe",
     }),
   );
@@ -69,9 +73,9 @@ describe("MCP over stdio", () => {
     const client = new ModernClient({ name: "modern", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
     await client.connect(
       new ModernStdio({
-        command: "node_modules/.bin/tsx",
-        args: ["src/mcp/stdio.ts"],
-        env: { PATH: process.env.PATH ?? "", UEDU_API_KEY: key, UEDU_API_BASE_URL: base },
+        command: STDIO[0],
+        args: STDIO.slice(1),
+        env: { ...childEnv(), UEDU_API_KEY: key, UEDU_API_BASE_URL: base },
         stderr: "pipe",
       }),
     );
@@ -99,8 +103,8 @@ describe("MCP over stdio", () => {
       { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_course", arguments: { course_id: 1 } } },
       { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "list_universities", arguments: {} } },
     ];
-    const child = spawn("node_modules/.bin/tsx", ["src/mcp/stdio.ts"], {
-      env: { PATH: process.env.PATH ?? "", UEDU_API_KEY: key, UEDU_API_BASE_URL: base },
+    const child = spawn(STDIO[0], STDIO.slice(1), {
+      env: { ...childEnv(), UEDU_API_KEY: key, UEDU_API_BASE_URL: base },
       stdio: ["pipe", "pipe", "inherit"],
     });
     let stdout = "";

@@ -20,3 +20,17 @@ export function builtCommand(entry: string): [string, ...string[]] {
   if (!process.env.VITEST) return [process.execPath, "--import", "tsx", entry];
   return [process.execPath, join(inject("built"), entry.replace(/\.ts$/, ".js"))];
 }
+
+/**
+ * The environment of a process a test starts with an environment of its own
+ * (an MCP client's, which passes on only what it is given): PATH, and the
+ * run's module compile cache (test/support/temp-root.ts) when there is one.
+ */
+export function childEnv(): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "" };
+  for (const name of ["NODE_COMPILE_CACHE", "NODE_DISABLE_COMPILE_CACHE"]) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}

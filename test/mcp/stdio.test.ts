@@ -17,7 +17,7 @@ import { canaryExport } from "../support/canary.js";
 import { freshDatabase } from "../support/databases.js";
 import { type TestGateway, testGateway } from "../support/gateway.js";
 
-/** `npm run mcp:stdio`'s entry, from the run's build as the other commands (test/support/built.ts): under tsx's CLI, two processes and 2 CPU-s each. */
+/** `npm run mcp:stdio`'s entry, from the run's build as the other commands (test/support/built.ts): under tsx's CLI, each of the file's four starts was two Node processes and 0.9-1.3 CPU-s more. */
 const STDIO = builtCommand("src/mcp/stdio.ts");
 
 let t: TestGateway;

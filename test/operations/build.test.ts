@@ -19,6 +19,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
+import { childEnv } from "../support/built.js";
 import { canaryExport } from "../support/canary.js";
 import { demoDatabase, freshDatabase } from "../support/databases.js";
 import { startGateway, stopAllGateways, waitReady } from "../support/gateway-process.js";
@@ -46,7 +47,7 @@ describe("npm run build", () => {
   it("serves from dist/ with plain node, started from another directory", async () => {
     const db = await demoDatabase();
     const [port] = await freePorts(1);
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: "warn" };
+    const env: NodeJS.ProcessEnv = { ...childEnv(), DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: "warn" };
     const child = spawn(process.execPath, [join(dist, "src", "main.js")], {
       cwd: elsewhere,
       env,
@@ -79,7 +80,7 @@ describe("npm run build", () => {
         new StdioClientTransport({
           command: join(ROOT, packageJson.bin["uedu-mcp"]!),
           cwd: elsewhere,
-          env: { PATH: process.env.PATH ?? "", UEDU_API_KEY: key, UEDU_API_BASE_URL: `http://127.0.0.1:${port}` },
+          env: { ...childEnv(), UEDU_API_KEY: key, UEDU_API_BASE_URL: `http://127.0.0.1:${port}` },
           stderr: "pipe",
         }),
       );
@@ -105,7 +106,7 @@ describe("npm run build", () => {
       writeFileSync(file, JSON.stringify(canaryExport()));
       const { stdout, stderr } = await run(process.execPath, [join(dist, "src", "cli", "import.js"), file], {
         cwd: elsewhere,
-        env: { PATH: process.env.PATH, DATABASE_URL: db.url },
+        env: { ...childEnv(), DATABASE_URL: db.url },
         timeout: 60_000,
       });
       expect(stdout).toMatch(/^imported 3 universities, .* in \d+\.\d s\n$/);

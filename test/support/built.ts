@@ -22,9 +22,10 @@ export function builtCommand(entry: string): [string, ...string[]] {
 }
 
 /**
- * The environment of a process a test starts with an environment of its own
- * (an MCP client's, which passes on only what it is given): PATH, and the
- * run's module compile cache (test/support/temp-root.ts) when there is one.
+ * The base of an environment of its own, for a process a test starts without
+ * the run's variables (a built entry started from another folder, an MCP
+ * client's server, which gets only what it is given): PATH, and the run's
+ * module compile cache (test/support/temp-root.ts) when there is one.
  */
 export function childEnv(): Record<string, string> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? "" };

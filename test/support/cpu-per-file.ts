@@ -22,8 +22,14 @@ import { afterAll, beforeAll, expect } from "vitest";
 /** Clock ticks a second of /proc's times (USER_HZ: 100 on Linux). */
 const TICKS = 100;
 
+/** CPU seconds of a process, and of the children it has waited for. */
+export interface CpuTimes {
+  self: number;
+  children: number;
+}
+
 /** This process's CPU seconds, and those of the children it has waited for, from /proc/self/stat. */
-export function cpuTimes(stat = readFileSync("/proc/self/stat", "utf8")): { self: number; children: number } {
+export function cpuTimes(stat = readFileSync("/proc/self/stat", "utf8")): CpuTimes {
   // The fields after the command's name (which may hold spaces), from the third: utime is the 14th, cstime the 17th.
   const fields = stat
     .slice(stat.lastIndexOf(")") + 2)
@@ -34,9 +40,7 @@ export function cpuTimes(stat = readFileSync("/proc/self/stat", "utf8")): { self
 }
 
 /** CPU seconds, and when they were read (ms since the epoch). */
-export interface Reading {
-  self: number;
-  children: number;
+export interface Reading extends CpuTimes {
   at: number;
 }
 

@@ -13,13 +13,16 @@
 // packages that stay outside the bundle are those OpenTelemetry instruments
 // by hooking their loading (pg, ioredis), those that find files beside
 // their own code (the embedded PostgreSQL, PGlite, Swagger UI, pino's
-// workers), and the tracing SDK, loaded only when asked for.
+// workers), and the tracing SDK, loaded only when asked for. Prisma's query
+// compiler is a .wasm file beside the chunk that reads it, not the base64
+// module the generated client imports (scripts/query-compiler.mjs).
 import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
+import { queryCompilerFromFile, writeQueryCompiler } from "./query-compiler.mjs";
 import { typecheck } from "./typecheck.mjs";
 
 const USAGE = `usage: npm run build [-- --out DIR] [--no-check]
@@ -100,8 +103,10 @@ const BANNER = [
   "const __filename = __fileURLToPath(import.meta.url);",
   "const __dirname = __pathDirname(__filename);",
 ].join(" ");
+/** Which base64 module of the query compiler the build replaced with a .wasm file (scripts/query-compiler.mjs). */
+const replaced = {};
 try {
-  await build({
+  const { metafile } = await build({
     absWorkingDir: root,
     entryPoints: ENTRIES,
     bundle: true,
@@ -116,10 +121,15 @@ try {
     sourcemap: true,
     external: EXTERNAL,
     banner: { js: BANNER },
+    plugins: [queryCompilerFromFile(root, replaced)],
+    metafile: true,
     logLevel: "warning",
   });
-} catch {
-  process.exit(1); // esbuild printed why
+  await writeQueryCompiler(root, metafile, replaced);
+} catch (error) {
+  // esbuild printed why it failed; anything else is said here.
+  if (!(error instanceof Error && "errors" in error)) process.stderr.write(`build: ${error instanceof Error ? error.message : error}\n`);
+  process.exit(1);
 }
 for (const asset of ["prisma/migrations", "graphql", "rest/openapi.json"]) {
   cpSync(join(root, asset), join(dist, asset), { recursive: true });

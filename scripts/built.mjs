@@ -11,7 +11,16 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { join, relative } from "node:path";
 
 /** What the build reads: its sources, the files it copies, and how it compiles. */
-const INPUTS = ["src", "rest", "graphql", "prisma/migrations", "tsconfig.json", "tsconfig.build.json", "scripts/build.mjs"];
+const INPUTS = [
+  "src",
+  "rest",
+  "graphql",
+  "prisma/migrations",
+  "tsconfig.json",
+  "tsconfig.build.json",
+  "scripts/build.mjs",
+  "scripts/query-compiler.mjs",
+];
 /** Where the digest of the sources of the build in dist/ is kept. */
 const STAMP = ".sources";
 /** How long a start waits for another one's build before it says so and stops. */

@@ -11,12 +11,13 @@
  * tsx otherwise), as they do for an operator.
  */
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { build as esbuild, type Plugin } from "esbuild";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { KeyStore } from "../../src/keys/store.js";
 import { childEnv } from "../support/built.js";
@@ -29,6 +30,9 @@ import { expectDrained, signalUnderLoad } from "../support/signal-under-load.js"
 const ROOT = join(import.meta.dirname, "..", "..");
 const run = promisify(execFile);
 const elsewhere = mkdtempSync(join(tmpdir(), "built-"));
+const { queryCompilerFromFile } = (await import(new URL("../../scripts/query-compiler.mjs", import.meta.url).href)) as {
+  queryCompilerFromFile(root: string, found: { specifier?: string }): Plugin;
+};
 const packageJson = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> };
 
 /** The run's build: what `npm run build` writes to dist/. */
@@ -42,6 +46,50 @@ describe("npm run build", () => {
       expect(existsSync(join(dist, file)), file).toBe(true);
     }
     expect(existsSync(join(dist, "prisma", "migrations"))).toBe(true);
+  });
+
+  it("holds Prisma's query compiler as a .wasm file beside the chunk that reads it, not as a base64 module (scripts/query-compiler.mjs)", () => {
+    const chunks = readdirSync(join(dist, "chunks"));
+    expect(chunks.filter((name) => name.includes("wasm-base64"))).toEqual([]);
+    const compilers = chunks.filter((name) => /^query_compiler_\w+\.postgresql\.wasm$/.test(name));
+    expect(compilers).toHaveLength(1);
+    // WebAssembly's magic number, and a whole module: the query compiler is over a megabyte.
+    const bytes = readFileSync(join(dist, "chunks", compilers[0]!));
+    expect(bytes.subarray(0, 4)).toEqual(Buffer.from("\0asm", "latin1"));
+    expect(bytes.length).toBeGreaterThan(1_000_000);
+    // The chunk that reads it names it.
+    const readers = chunks.filter(
+      (name) => name.endsWith(".js") && readFileSync(join(dist, "chunks", name), "utf8").includes(compilers[0]!),
+    );
+    expect(readers).toHaveLength(1);
+  });
+
+  it("fails, saying why, when the generated client loads its query compiler in a way the build does not rewrite", async () => {
+    const root = mkdtempSync(join(tmpdir(), "query-compiler-"));
+    try {
+      const generated = join(root, "src", "generated", "prisma", "internal");
+      mkdirSync(generated, { recursive: true });
+      writeFileSync(
+        join(generated, "class.ts"),
+        "export const config = { compilerWasm: { getQueryCompilerWasmModule: async () => undefined } }\n",
+      );
+      const failed = await esbuild({
+        absWorkingDir: root,
+        entryPoints: [join(generated, "class.ts")],
+        bundle: true,
+        write: false,
+        logLevel: "silent",
+        plugins: [queryCompilerFromFile(root, {})],
+      }).then(
+        () => undefined,
+        (error: { errors: { text: string }[] }) => error.errors.map((e) => e.text),
+      );
+      expect(failed).toEqual([
+        "src/generated/prisma/internal/class.ts: Prisma's query compiler loader is not the one scripts/query-compiler.mjs rewrites",
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it("serves from dist/ with plain node, started from another directory", async () => {

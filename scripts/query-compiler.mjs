@@ -57,7 +57,7 @@ export function queryCompilerFromFile(root, found) {
 /**
  * Writes the query compiler's bytes (decoded from the base64 module the
  * client would have imported) beside every output file of `metafile` that
- * holds the rewritten loader; returns their paths.
+ * holds the rewritten loader.
  */
 export async function writeQueryCompiler(root, metafile, found) {
   if (!found.specifier) throw new Error(`${GENERATED_CLASS} was not bundled: no query compiler to write`);
@@ -65,12 +65,7 @@ export async function writeQueryCompiler(root, metafile, found) {
   const { wasm } = await import(found.specifier);
   const bytes = Buffer.from(wasm, "base64");
   const input = GENERATED_CLASS.split("\\").join("/");
-  const written = [];
   for (const [output, { inputs }] of Object.entries(metafile.outputs)) {
-    if (!(input in inputs)) continue;
-    const path = join(resolve(root, dirname(output)), wasmName(found.specifier));
-    writeFileSync(path, bytes);
-    written.push(path);
+    if (input in inputs) writeFileSync(join(resolve(root, dirname(output)), wasmName(found.specifier)), bytes);
   }
-  return written;
 }

@@ -14,8 +14,8 @@ import { dirname, join, resolve } from "node:path";
 const GENERATED_LOADER =
   /getQueryCompilerWasmModule: async \(\) => \{\s*const \{ wasm \} = await import\("(@prisma\/client\/runtime\/query_compiler_\w+\.\w+\.wasm-base64\.mjs)"\)\s*return await decodeBase64AsWasm\(wasm\)\s*\}/;
 
-/** The generated file that holds it, under the repository. */
-const GENERATED_CLASS = join("src", "generated", "prisma", "internal", "class.ts");
+/** The generated file that holds it, under the repository, as esbuild's metafile names its inputs. */
+const GENERATED_CLASS = "src/generated/prisma/internal/class.ts";
 
 /** The .wasm file's name for the base64 module `specifier` names. */
 const wasmName = (specifier) => specifier.split("/").pop().replace(".wasm-base64.mjs", ".wasm");
@@ -64,8 +64,7 @@ export async function writeQueryCompiler(root, metafile, found) {
   // From this folder, the repository's node_modules: the package the client would have imported.
   const { wasm } = await import(found.specifier);
   const bytes = Buffer.from(wasm, "base64");
-  const input = GENERATED_CLASS.split("\\").join("/");
   for (const [output, { inputs }] of Object.entries(metafile.outputs)) {
-    if (input in inputs) writeFileSync(join(resolve(root, dirname(output)), wasmName(found.specifier)), bytes);
+    if (GENERATED_CLASS in inputs) writeFileSync(join(resolve(root, dirname(output)), wasmName(found.specifier)), bytes);
   }
 }

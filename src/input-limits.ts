@@ -22,10 +22,13 @@ export const MAX_LIST_LENGTH = 100;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** Whether `value` holds half of a UTF-16 pair without its other half: no Unicode text can. */
+export const hasLoneSurrogate = (value: string): boolean => LONE_SURROGATE.test(value);
+
 /** Why `value` is not acceptable text (to follow the parameter's name), or undefined. */
 export function textProblem(value: string): string | undefined {
   if (CONTROL.test(value)) return "must not contain control characters";
-  if (LONE_SURROGATE.test(value)) return "must be valid Unicode text";
+  if (hasLoneSurrogate(value)) return "must be valid Unicode text";
   // Cheap bound first: a string of more UTF-16 units than twice the cap cannot fit.
   if (value.length > MAX_TEXT_LENGTH && (value.length > 2 * MAX_TEXT_LENGTH || [...value].length > MAX_TEXT_LENGTH)) {
     return `must be at most ${MAX_TEXT_LENGTH} characters`;

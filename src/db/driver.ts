@@ -7,7 +7,10 @@
  * commands carry it over first, ./carry-over.ts.)
  */
 import { PrismaPg } from "@prisma/adapter-pg";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
 import { INT32_MAX } from "../input-limits.js";
 import { useEmbeddedServer } from "./embedded.js";
 import { type Listener, Listening } from "./listening.js";
@@ -26,7 +29,7 @@ export interface Database {
   /** Runs one statement with positional parameters ($1, $2, ...). */
   query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
   /** Runs `work` on one connection inside BEGIN/COMMIT (ROLLBACK on error). */
-  transaction<T>(work: (tx: Pick<Database, "exec" | "query">) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Closes every connection. */
   close(): Promise<void>;
   /** The connection pool, as it is now. */
@@ -39,6 +42,19 @@ export interface Database {
    * itself (./listening.ts).
    */
   listen(channel: string, onNotify: () => void): Promise<Listener>;
+}
+
+/** Statements run in one transaction. */
+export type Statements = Pick<Database, "exec" | "query">;
+
+/** What a transaction of the server can run: statements, and rows in bulk. */
+export interface Transaction extends Statements {
+  /**
+   * Runs one `COPY … FROM STDIN` and sends it `chunks`, text in COPY's text
+   * format (./copy-text.ts): the cheapest way into a table, for the
+   * server and for us, when rows come by the thousand.
+   */
+  copyIn(sql: string, chunks: Iterable<string> | AsyncIterable<string>): Promise<void>;
 }
 
 export type { Listener } from "./listening.js";
@@ -180,6 +196,8 @@ async function openPostgres(connectionString: string, options: OpenOptions): Pro
             await run(sql);
           },
           query: async <Row>(sql: string, params: unknown[] = []) => (await run(sql, params)).rows as Row[],
+          // A row the server refuses ends the copy with the server's error, which the pipeline rejects with.
+          copyIn: (sql, chunks) => pipeline(Readable.from(chunks, { objectMode: false }), client.query(copyFrom(sql))),
         });
         await run("COMMIT");
         return result;

@@ -52,6 +52,12 @@ export async function openPGlite(dataDir: string): Promise<PGliteDatabase> {
             await tx.exec(sql);
           },
           query: async <Row>(sql: string, params: unknown[] = []) => (await tx.query<Row>(sql, params)).rows,
+          // PGlite reads a COPY's input from a blob, whole.
+          copyIn: async (sql, chunks) => {
+            const parts: string[] = [];
+            for await (const chunk of chunks) parts.push(chunk);
+            await tx.query(sql.replace(/ FROM STDIN$/, " FROM '/dev/blob'"), [], { blob: new Blob(parts) });
+          },
         }),
       ),
     close: () => client.close(),

@@ -6,19 +6,23 @@
  * patterns) where a column needs more.
  */
 import { z } from "zod";
-import { INT32_MAX } from "../input-limits.js";
+import { hasLoneSurrogate, INT32_MAX } from "../input-limits.js";
 
-// PostgreSQL text cannot hold NUL; refuse it here so the record is named.
+// PostgreSQL text cannot hold NUL, nor any text half of a UTF-16 pair (which
+// would be stored as U+FFFD): refuse them here, so that the record is named.
 const noNul = (v: string) => !v.includes("\0");
 const NUL = { message: "must not contain a NUL character" };
+const UNICODE = { message: "must be valid Unicode text (it holds half of a UTF-16 pair)" };
+const wellFormed = (v: string) => !hasLoneSurrogate(v);
 
 /** A non-empty string, trimmed. */
-export const text = z.string().trim().min(1, { message: "expected a non-empty string" }).refine(noNul, NUL);
+export const text = z.string().trim().min(1, { message: "expected a non-empty string" }).refine(noNul, NUL).refine(wellFormed, UNICODE);
 
 /** A string that may be missing; missing, null and "" are stored as null. */
 export const optionalText = z
   .string()
   .refine(noNul, NUL)
+  .refine(wellFormed, UNICODE)
   .nullish()
   .transform((v) => (v === "" ? null : (v ?? null)));
 

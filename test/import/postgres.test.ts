@@ -81,6 +81,27 @@ describe("import on PostgreSQL", () => {
     }
   });
 
+  it("stores a staged record's texts, numbers and instants exactly as the export holds them", async () => {
+    const e = canary();
+    // What COPY's text format must escape, what it spells like its own markers, and text beyond ASCII.
+    const texts = ["tab\there", "two\nlines\r\n", "back\\slash \\N \\.", "\\N", "微積分 (一) 📐", "  spaced  "];
+    texts.forEach((t, i) => {
+      e.courses[i]!.class_memo = t;
+    });
+    e.observations[0]!.observed_at = "2026-11-20T00:00:00.123+08:00";
+    (e.observations[0] as Record<string, unknown>).temp_c = 0.1 + 0.2;
+    await importObject(db, e);
+    const memos = await db.query<{ class_memo: string }>(`SELECT class_memo FROM course ORDER BY id LIMIT ${texts.length}`);
+    expect(memos.map((r) => r.class_memo)).toEqual(texts);
+    const [reading] = await db.query<{ at: string; temp_c: number }>(
+      `SELECT to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') AS at, temp_c FROM observation
+        WHERE station_id = $1 ORDER BY observed_at LIMIT 1`,
+      [e.observations[0]!.station_id],
+    );
+    expect(reading).toEqual({ at: "2026-11-19 16:00:00.123", temp_c: 0.30000000000000004 });
+    await importObject(db, canary());
+  });
+
   it("leaves the same database after importing the same export again", async () => {
     const before = await dumpTables(db);
     expect(await importExport(db, textStream(JSON.stringify(canary())))).toEqual(CANARY_SUMMARY);

@@ -98,6 +98,21 @@ const CASES: [string, string, string][] = [
     changed((e) => void ((e.observations[1] as Record<string, unknown>).aqi = -1)),
     "observations[1].aqi: expected a number from 0 to 1000",
   ],
+  [
+    "half of a UTF-16 pair in a course's text (staged: COPY would store U+FFFD)",
+    changed((e) => void (e.courses[1]!.course_name_english = "Calculus \ud835")),
+    "courses[1].course_name_english: must be valid Unicode text (it holds half of a UTF-16 pair)",
+  ],
+  [
+    "half of a UTF-16 pair in a station id",
+    changed((e) => void (e.observations[1]!.station_id = "\udc00466920")),
+    "observations[1].station_id: must be valid Unicode text (it holds half of a UTF-16 pair)",
+  ],
+  [
+    "half of a UTF-16 pair in a school's name (the database's JSON would refuse it unnamed)",
+    changed((e) => void (e.universities[0]!.name_zh = "\ud800")),
+    "universities[0].name_zh: must be valid Unicode text (it holds half of a UTF-16 pair)",
+  ],
   ["a duplicate course id", changed((e) => void (e.courses[4]!.id = 2)), "courses[4].id 2 is also courses[1].id"],
   [
     "a duplicate observation (same instant, other offset)",

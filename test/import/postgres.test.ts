@@ -86,7 +86,7 @@ describe("import on PostgreSQL", () => {
     // What COPY's text format must escape, what it spells like its own markers, and text beyond ASCII.
     const texts = ["tab\there", "two\nlines\r\n", "back\\slash \\N \\.", "\\N", "微積分 (一) 📐", "  spaced  "];
     texts.forEach((t, i) => {
-      e.courses[i]!.class_memo = t;
+      (e.courses[i] as Record<string, unknown>).class_memo = t;
     });
     e.observations[0]!.observed_at = "2026-11-20T00:00:00.123+08:00";
     (e.observations[0] as Record<string, unknown>).temp_c = 0.1 + 0.2;

@@ -3,9 +3,11 @@
  * soon as it is parsed, so an export of millions of observations never sits
  * in memory as a whole.
  */
-import type { Duplex, Readable } from "node:stream";
-import { parser } from "stream-json";
+import type { Readable } from "node:stream";
+import { getManyValues, isMany, none } from "stream-chain/defs.js";
+import fixUtf8Stream from "stream-chain/utils/fixUtf8Stream.js";
 import Assembler from "stream-json/assembler.js";
+import { jsonParser } from "stream-json/parser.js";
 import { ImportError, SECTIONS, type SectionName } from "./records.js";
 
 /** Receives the parts of an export as they are read. */
@@ -46,27 +48,27 @@ export function readSource(source: ExportSource, visitor: ExportVisitor): Promis
 
 /**
  * Reads the whole export from `input`, calling `visitor` in document order.
- * The tokens are taken from the parser synchronously, as many as it holds,
- * and the reader waits only for more input or for a visitor that returned a
- * promise (a batch being written): an await per token (over a million for
- * the demo data) cost more than parsing them.
+ * Each chunk goes through stream-json's bare tokenizer, which returns the
+ * chunk's tokens at once; the reader waits only for more input or for a
+ * visitor that returned a promise (a batch being written). Its Node stream,
+ * one object pushed and read per token (over a million for the demo data),
+ * cost two fifths of the reading: 311,760 observations took 1.9-2.5 CPU-s
+ * this way against 3.8-4.4 through the stream.
  */
 export async function readExport(input: Readable, visitor: ExportVisitor): Promise<void> {
-  const tokens = input.pipe(parser.asStream({ packValues: true, streamValues: false }));
-  // Watching the chunks that pipe() hands on (a second 'data' listener takes nothing from it).
-  let read = 0;
-  if (visitor.bytes) {
-    input.on("data", (chunk: Buffer) => {
-      read += chunk.length;
-      visitor.bytes?.(read);
-    });
-  }
-  // pipe() does not pass the source's failure on: end the token stream with it.
-  let inputError: Error | undefined;
-  input.once("error", (error: Error) => {
-    inputError = error;
-    tokens.destroy(error);
-  });
+  const decode = fixUtf8Stream();
+  const tokenizer = jsonParser({ packValues: true, streamValues: false });
+  /** The tokens of one piece of text (`none`: the end of the input). */
+  const tokenize = (text: string | typeof none): Token[] => {
+    let out: unknown;
+    try {
+      // A flushable: `none` ends its text (its types name only the strings).
+      out = tokenizer(text as string);
+    } catch (error) {
+      throw new ImportError(`the export is not valid JSON: ${(error as Error).message}`);
+    }
+    return out === none ? [] : isMany(out) ? (getManyValues(out) as Token[]) : [out as Token];
+  };
   let depth = 0;
   let key: string | null = null;
   let section: SectionName | null = null;
@@ -122,40 +124,21 @@ export async function readExport(input: Readable, visitor: ExportVisitor): Promi
     key = null;
     if (header !== null) return visitor.header(header, value);
   };
-
-  try {
-    for (;;) {
-      const token = tokens.read() as Token | null;
-      if (token !== null) {
-        const pending = take(token);
-        if (pending) await pending;
-        continue;
-      }
-      if (tokens.errored) throw tokens.errored;
-      if (tokens.readableEnded || tokens.destroyed) break;
-      await more(tokens);
+  const takeAll = async (tokens: Token[]): Promise<void> => {
+    for (const token of tokens) {
+      const pending = take(token);
+      if (pending) await pending;
     }
-  } catch (error) {
-    if (inputError) throw inputError;
-    if (error instanceof ImportError) throw error;
-    throw new ImportError(`the export is not valid JSON: ${(error as Error).message}`);
-  } finally {
-    input.unpipe(tokens);
-  }
-  if (!sawRoot || depth !== 0) throw new ImportError("the export ended before its closing brace");
-}
+  };
 
-/** Resolves when `stream` has more to read, has ended or has closed; rejects with its error. */
-function more(stream: Duplex): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = () => {
-      stream.off("readable", done).off("end", done).off("close", done).off("error", failed);
-      resolve();
-    };
-    const failed = (error: Error) => {
-      done();
-      reject(error);
-    };
-    stream.on("readable", done).on("end", done).on("close", done).on("error", failed);
-  });
+  // The input's own failure ends the loop with its error, as it is.
+  let read = 0;
+  for await (const chunk of input as AsyncIterable<Buffer | string>) {
+    read += chunk.length;
+    visitor.bytes?.(read);
+    await takeAll(tokenize(decode(chunk)));
+  }
+  await takeAll(tokenize(decode(none)));
+  await takeAll(tokenize(none));
+  if (!sawRoot || depth !== 0) throw new ImportError("the export ended before its closing brace");
 }

@@ -44,11 +44,8 @@ export interface Database {
   listen(channel: string, onNotify: () => void): Promise<Listener>;
 }
 
-/** Statements run in one transaction. */
-export type Statements = Pick<Database, "exec" | "query">;
-
 /** What a transaction of the server can run: statements, and rows in bulk. */
-export interface Transaction extends Statements {
+export interface Transaction extends Pick<Database, "exec" | "query"> {
   /**
    * Runs one `COPY … FROM STDIN` and sends it `chunks`, text in COPY's text
    * format (./copy-text.ts): the cheapest way into a table, for the

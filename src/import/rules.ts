@@ -8,8 +8,9 @@
 import { z } from "zod";
 import { hasLoneSurrogate, INT32_MAX } from "../input-limits.js";
 
-// PostgreSQL text cannot hold NUL, nor any text half of a UTF-16 pair (which
-// would be stored as U+FFFD): refuse them here, so that the record is named.
+// PostgreSQL text cannot hold NUL; half of a UTF-16 pair without its other
+// half would reach it as U+FFFD (through COPY, src/db/copy-text.ts). Both are
+// refused here, so that the record is named.
 const noNul = (v: string) => !v.includes("\0");
 const NUL = { message: "must not contain a NUL character" };
 const UNICODE = { message: "must be valid Unicode text (it holds half of a UTF-16 pair)" };

@@ -75,10 +75,8 @@ const HubPackRecord = z
 
 const StationRecord = z.object(COLUMNS.Station).extend({ latitude, longitude });
 
-const reading = (min: number, max: number) =>
-  between(min, max)
-    .nullish()
-    .transform((v) => v ?? null);
+/** A measured value that may be missing: missing is stored as null (as rules.ts `optional`). */
+const reading = (min: number, max: number) => between(min, max).nullable().default(null);
 
 export const ObservationRecord = z.object(COLUMNS.Observation).extend({
   temp_c: reading(-90, 70),

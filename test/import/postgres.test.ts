@@ -102,6 +102,21 @@ describe("import on PostgreSQL", () => {
     await importObject(db, canary());
   });
 
+  it("stores a reading that is missing or null as null, and a measured 0 as 0", async () => {
+    const e = canary();
+    const first = e.observations[0] as Record<string, unknown>;
+    first.temp_c = 0;
+    first.rh = null;
+    delete first.precip_mm;
+    await importObject(db, e);
+    const [row] = await db.query<{ temp_c: number | null; rh: number | null; precip_mm: number | null }>(
+      "SELECT temp_c, rh, precip_mm FROM observation WHERE station_id = $1 AND observed_at = $2::timestamptz",
+      [first.station_id, first.observed_at],
+    );
+    expect(row).toEqual({ temp_c: 0, rh: null, precip_mm: null });
+    await importObject(db, canary());
+  });
+
   it("leaves the same database after importing the same export again", async () => {
     const before = await dumpTables(db);
     expect(await importExport(db, textStream(JSON.stringify(canary())))).toEqual(CANARY_SUMMARY);

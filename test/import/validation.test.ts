@@ -206,12 +206,18 @@ describe("known importer gaps", () => {
     expect((error as Error).message).toMatch(/^courses\[1\]\.class_memo: /);
   });
 
-  it("an instant on a day that does not exist is refused (records.ts instant)", async () => {
-    const error = await importExport(db, textStream(changed((e) => void (e.observations[0]!.observed_at = "2026-02-30T00:00:00Z")))).catch(
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(ImportError);
-    expect((error as Error).message).toMatch(/^observations\[0\]\.observed_at: /);
+  it("an instant that does not exist is refused as one, and a text that is no instant as that (rules.ts instant)", async () => {
+    const held = await dumpTables(db);
+    const refused = async (value: unknown) =>
+      (await refusal(changed((e) => void ((e.observations[0] as Record<string, unknown>).observed_at = value)))).message;
+    for (const instant of ["2026-02-30T00:00:00Z", "2026-11-19T24:00:00Z", "2026-11-19T16:60:00+08:00", "2026-11-19T16:00:60Z"]) {
+      expect(await refused(instant)).toBe("observations[0].observed_at: expected a real instant");
+    }
+    for (const text of ["2026-11-19 16:00:00Z", "2026-11-19T16:00:00", "yesterday"]) {
+      expect(await refused(text)).toBe("observations[0].observed_at: expected an ISO 8601 instant with a time zone offset");
+    }
+    expect(await refused(1_763_568_000_000)).toMatch(/^observations\[0\]\.observed_at: .*expected string/);
+    expect(await dumpTables(db)).toEqual(held);
   });
 
   it("an input stream that fails ends the import with that error (read.ts pipes without error propagation: it hangs)", async () => {

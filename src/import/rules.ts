@@ -70,10 +70,25 @@ export const flag = z
   .union([z.literal(0), z.literal(1), z.boolean()], { message: "expected 0 or 1" })
   .transform((v) => v === 1 || v === true);
 
-/** Any JSON value without a NUL character in its strings; stored as jsonb, or null when missing. */
+/** Whether `test` holds for some string of a JSON value: a value, or a member's name. */
+function someString(value: unknown, test: (text: string) => boolean): boolean {
+  if (typeof value === "string") return test(value);
+  if (Array.isArray(value)) return value.some((item) => someString(item, test));
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value).some(([name, item]) => test(name) || someString(item, test));
+  }
+  return false;
+}
+
+/**
+ * Any JSON value whose strings PostgreSQL's jsonb can hold (no NUL, no half
+ * of a UTF-16 pair, which its JSON parser refuses without naming the
+ * record); stored as jsonb, or null when missing.
+ */
 export const json = z
   .unknown()
-  .refine((v) => v === undefined || !JSON.stringify(v).includes("\\u0000"), NUL)
+  .refine((v) => !someString(v, (text) => !noNul(text)), NUL)
+  .refine((v) => !someString(v, (text) => !wellFormed(text)), UNICODE)
   .transform((v) => v ?? null);
 
 /** A calendar date, `YYYY-MM-DD`. */

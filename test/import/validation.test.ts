@@ -113,6 +113,21 @@ const CASES: [string, string, string][] = [
     changed((e) => void (e.universities[0]!.name_zh = "\ud800")),
     "universities[0].name_zh: must be valid Unicode text (it holds half of a UTF-16 pair)",
   ],
+  [
+    "a NUL character deep in a Pack's payload (jsonb cannot hold it)",
+    changed((e) => void ((e.hub_packs[0] as Record<string, unknown>).payload = { steps: [{ text: "a\u0000b" }] })),
+    "hub_packs[0].payload: must not contain a NUL character",
+  ],
+  [
+    "half of a UTF-16 pair in a Pack version's payload (the database's JSON would refuse it unnamed)",
+    changed((e) => void (e.hub_packs[0]!.versions[0]!.payload = { steps: ["fine", { text: "\ud83d" }] })),
+    "hub_packs[0].versions[0].payload: must be valid Unicode text (it holds half of a UTF-16 pair)",
+  ],
+  [
+    "half of a UTF-16 pair in the name of a member of a Pack's payload",
+    changed((e) => void ((e.hub_packs[0] as Record<string, unknown>).payload = { "\udc00": 1 })),
+    "hub_packs[0].payload: must be valid Unicode text (it holds half of a UTF-16 pair)",
+  ],
   ["a duplicate course id", changed((e) => void (e.courses[4]!.id = 2)), "courses[4].id 2 is also courses[1].id"],
   [
     "a duplicate observation (same instant, other offset)",

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { COLUMNS } from "../generated/columns.js";
-import { count, id, text } from "./rules.js";
+import { count, id, optional, text } from "./rules.js";
 
 /** The export's name and version; an export of any other format is refused. */
 export const EXPORT_FORMAT = "platform-export/1";
@@ -75,8 +75,8 @@ const HubPackRecord = z
 
 const StationRecord = z.object(COLUMNS.Station).extend({ latitude, longitude });
 
-/** A measured value that may be missing: missing is stored as null (as rules.ts `optional`). */
-const reading = (min: number, max: number) => between(min, max).nullable().default(null);
+/** A measured value within bounds that may be missing: missing is stored as null. */
+const reading = (min: number, max: number) => optional(between(min, max));
 
 export const ObservationRecord = z.object(COLUMNS.Observation).extend({
   temp_c: reading(-90, 70),

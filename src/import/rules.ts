@@ -87,8 +87,8 @@ function someString(value: unknown, test: (text: string) => boolean): boolean {
  */
 export const json = z
   .unknown()
-  .refine((v) => !someString(v, (text) => !noNul(text)), NUL)
-  .refine((v) => !someString(v, (text) => !wellFormed(text)), UNICODE)
+  .refine((v) => !someString(v, (text) => text.includes("\0")), NUL)
+  .refine((v) => !someString(v, hasLoneSurrogate), UNICODE)
   .transform((v) => v ?? null);
 
 /** A calendar date, `YYYY-MM-DD`. */

@@ -276,6 +276,15 @@ export async function importExport(
     // schools swap codes). The export's own keys were checked as it was read,
     // so the commit finds what the export alone would give.
     await tx.exec("SET CONSTRAINTS ALL DEFERRED");
+    // No JIT for the import's statements (the embedded server has none at
+    // all, src/db/embedded.ts): what they write has no statistics until the
+    // import's ANALYZE, so the planner takes a bulk statement for millions of
+    // rows (the demo's station_day rebuild for 11.7 million instead of
+    // 290,000) and compiles it, which took longer than running it (861 ms
+    // against about 410 on PostgreSQL 15). A first start's demo import cost
+    // the machine 0.45 CPU-s less; at the seed's Taiwan scale JIT gained
+    // nothing (docs/performance.md).
+    await tx.exec("SET LOCAL jit = off");
     const observations = new Staging(tx, "observation", batchSize);
     const staged = new Map<TableSection, Staging>();
     for (const section of TABLE_SECTIONS) {

@@ -117,6 +117,23 @@ describe("import on PostgreSQL", () => {
     await importObject(db, canary());
   });
 
+  it("runs without JIT, and leaves the server's setting as it was", async () => {
+    const [{ jit: before }] = (await db.query<{ jit: string }>("SHOW jit")) as [{ jit: string }];
+    let during: string | undefined;
+    // The import's own transaction, read at its end.
+    const seeing: Pick<Database, "transaction"> = {
+      transaction: (work) =>
+        db.transaction(async (tx) => {
+          const result = await work(tx);
+          during = ((await tx.query<{ jit: string }>("SHOW jit")) as [{ jit: string }])[0].jit;
+          return result;
+        }),
+    };
+    await importExport(seeing, textStream(JSON.stringify(canary())));
+    expect(during).toBe("off");
+    expect(await db.query<{ jit: string }>("SHOW jit")).toEqual([{ jit: before }]);
+  });
+
   it("leaves the same database after importing the same export again", async () => {
     const before = await dumpTables(db);
     expect(await importExport(db, textStream(JSON.stringify(canary())))).toEqual(CANARY_SUMMARY);

@@ -4,7 +4,7 @@
  * rely on; change none of them without changing the contract.
  */
 import { resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { databaseAddress, POSTGRES_URL_FORMS, PostgresUrlError, readPostgresUrl, withPgSslMode } from "./db/urls.js";
 import { isSentinelUrl, RedisUrlError, sentinelOptions } from "./limits/redis-url.js";
 import { MAX_COST } from "./input-limits.js";

@@ -5,7 +5,7 @@
  * record, personal data included (students, teacher settings, a Pack owner's
  * e-mail), is stripped here and never reaches the database.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { COLUMNS } from "../generated/columns.js";
 import { count, id, optional, text } from "./rules.js";
 

@@ -5,7 +5,7 @@
  * the rule its type implies; `records.ts` adds the rules of its own (ranges,
  * patterns) where a column needs more.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { hasLoneSurrogate, INT32_MAX } from "../input-limits.js";
 
 // PostgreSQL text cannot hold NUL; half of a UTF-16 pair without its other

@@ -28,7 +28,7 @@ import { usePersistedOperations } from "@graphql-yoga/plugin-persisted-operation
 import { GraphQLError, type GraphQLSchema, OperationTypeNode, validate } from "graphql";
 import type { GraphQLParams, Plugin } from "graphql-yoga";
 import type { Logger } from "pino";
-import { z } from "zod";
+import * as z from "zod";
 import { type DocumentRedis, PersistedQueryStore } from "../cache/persisted-queries.js";
 import { ConfigError } from "../config.js";
 import { DOCUMENT_BOUNDS, type DocumentBounds, isLimitCode, parseWithinTokens, shapeErrors } from "../schema/document-limits.js";

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import type { Database } from "../../src/db/driver.js";
 import { COLUMNS } from "../../src/generated/columns.js";
 import { SECTIONS } from "../../src/import/records.js";

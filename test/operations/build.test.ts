@@ -64,6 +64,21 @@ describe("npm run build", () => {
     expect(readers).toHaveLength(1);
   });
 
+  it("bundles zod's English messages only: no chunk holds another of its locales, which every command would compile at start", () => {
+    const chunks = readdirSync(join(dist, "chunks")).filter((name) => name.endsWith(".js.map"));
+    const zodLocales = new Set<string>();
+    for (const map of chunks) {
+      const { sources } = JSON.parse(readFileSync(join(dist, "chunks", map), "utf8")) as { sources: string[] };
+      for (const source of sources) {
+        // Relative to the map, as ../../../zod/v4/locales/en.js from a build inside node_modules/.
+        const locale = /(?:^|\/)zod\/v4\/locales\/([\w-]+)\.js$/.exec(source)?.[1];
+        if (locale) zodLocales.add(locale);
+      }
+    }
+    // zod is bundled, and with it the English messages it sets at load.
+    expect([...zodLocales]).toEqual(["en"]);
+  });
+
   it("fails, saying why, when the generated client loads its query compiler in a way the build does not rewrite", async () => {
     const root = mkdtempSync(join(tmpdir(), "query-compiler-"));
     try {

@@ -22,15 +22,23 @@ function trustedProxiesProblem(entries: string[]): string | undefined {
 
 const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
 
-/** An environment variable: how it is read (empty means unset), and what it allows, as errors and the README say it. */
-const variable = <T extends z.ZodType>(schema: T, allowed: string) => ({
+/**
+ * An environment variable: how it is read (empty means unset), and what it
+ * allows, as errors and the README say it; given as a function, that text is
+ * written only when it is read.
+ */
+const variable = <T extends z.ZodType>(schema: T, allowed: string | (() => string)) => ({
   schema: z.preprocess(emptyAsUndefined, schema),
-  allowed,
+  get allowed(): string {
+    return typeof allowed === "string" ? allowed : allowed();
+  },
 });
+// Its bounds are written when an error or the README asks: a process's first
+// toLocaleString loads the locale data, about 20 ms of every command's start.
 const integer = (min: number, max: number, fallback: number) =>
   variable(
     z.coerce.number().int().min(min).max(max).default(fallback),
-    `an integer from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")} (default ${fallback})`,
+    () => `an integer from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")} (default ${fallback})`,
   );
 const url = (schemes: string[], example: string) =>
   variable(

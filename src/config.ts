@@ -34,7 +34,8 @@ const variable = <T extends z.ZodType>(schema: T, allowed: string | (() => strin
   },
 });
 // Its bounds are written when an error or the README asks: a process's first
-// toLocaleString loads the locale data, about 20 ms of every command's start.
+// toLocaleString loads the locale data: 25 ms in the CPU profile of `keys list`,
+// and 13 ms less CPU on average (40 runs) once it was gone.
 const integer = (min: number, max: number, fallback: number) =>
   variable(
     z.coerce.number().int().min(min).max(max).default(fallback),

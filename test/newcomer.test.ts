@@ -34,6 +34,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   rmSync,
   statSync,
@@ -345,4 +346,16 @@ describe.concurrent("the README's `npm install && npm start` on a fresh clone, D
     () => newcomer({ user: undefined, mode: 0o700, relocated: true, install: "reuse" }),
     600_000,
   );
+});
+
+describe("the lockfile that `npm install` reads", () => {
+  it("gives every package's tarball address (.npmrc keeps them), so that `npm ci` reads no registry document", () => {
+    const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { version?: string; resolved?: string; link?: boolean }>;
+    };
+    const entries = Object.entries(lock.packages).filter(([path, entry]) => path !== "" && !entry.link);
+    expect(entries.length).toBeGreaterThan(700);
+    const without = entries.filter(([, entry]) => !entry.resolved?.startsWith("https://registry.npmjs.org/")).map(([path]) => path);
+    expect(without, "run `npm install` in the repository's folder, where .npmrc sets omit-lockfile-registry-resolved=false").toEqual([]);
+  });
 });

@@ -14,28 +14,9 @@ import { resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import { BackupFormatError, restoreBackup, writeBackup } from "../../db/backup.js";
-import { type CommandLine, readArgs } from "../args.js";
+import { readArgs } from "../args.js";
+import { BACKUP, RESTORE } from "../lines/backup.js";
 import { answerUsage, type Command, type CommandSpec } from "../command.js";
-
-const BACKUP = {
-  name: "db:backup",
-  usage: `usage: npm run db:backup -- <file>
-
-Writes a copy of the database to <file>, also while gateways serve: every
-table's rows, gzipped.`,
-  options: {},
-  positionals: { min: 1, max: 1 },
-} satisfies CommandLine;
-
-const RESTORE = {
-  name: "db:restore",
-  usage: `usage: npm run db:restore -- <file>
-
-Replaces the database's rows with a copy written by npm run db:backup, in one
-transaction, also while gateways serve.`,
-  options: {},
-  positionals: { min: 1, max: 1 },
-} satisfies CommandLine;
 
 const backup: Command = async (args, io, withDatabase) => {
   const read = readArgs(BACKUP, args);

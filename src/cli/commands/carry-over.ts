@@ -7,21 +7,9 @@
  */
 import { loadConfig } from "../../config.js";
 import { CarryOverError, carryOver } from "../../db/carry-over.js";
-import { type CommandLine, readArgs } from "../args.js";
+import { readArgs } from "../args.js";
+import { LINE } from "../lines/carry-over.js";
 import { answerUsage, type Command, type CommandSpec } from "../command.js";
-
-const LINE = {
-  name: "db:carry-over",
-  usage: `usage: npm run db:carry-over
-
-Carries the PGlite database in DATA_DIR (written by an earlier version of the
-gateway) into the embedded PostgreSQL, in DATA_DIR/postgres: every row, API
-keys included, checked row for row. PGlite's files are then kept, whole, in
-DATA_DIR/pglite-<time>; nothing is deleted. It refuses while a gateway of the
-earlier version has the directory open. (npm start and the other commands
-carry such a directory over by themselves, first.)`,
-  options: {},
-} satisfies CommandLine;
 
 const count = (n: number) => n.toLocaleString("en-US");
 

@@ -7,28 +7,9 @@
 import { loadConfig } from "../../config.js";
 import { grantStatements } from "../../db/grants.js";
 import { readPostgresUrl } from "../../db/urls.js";
-import { type CommandLine, readArgs } from "../args.js";
+import { readArgs } from "../args.js";
+import { LINE } from "../lines/grants.js";
 import { answerUsage, type Command, type CommandSpec } from "../command.js";
-
-const LINE = {
-  name: "db:grants",
-  usage: `usage: npm run db:grants -- --role NAME [--database NAME]
-
-Prints the GRANT statements that give role NAME what the gateway needs to
-serve (DATABASE_URL) when another role owns the schema (DATABASE_OWNER_URL):
-SELECT on what answers read, except join codes and Pack payloads; writes only
-on what serving keeps (keys' last use, sessions, usage counts, environment
-snapshots). Run them as the schema's owner, after its migrations:
-
-  npm run -s db:grants -- --role gateway | psql "$DATABASE_OWNER_URL"
-
-  --role NAME      the serving role (DATABASE_URL's user)
-  --database NAME  the database to grant CONNECT on (default: DATABASE_URL's)`,
-  options: {
-    role: { type: "string" },
-    database: { type: "string" },
-  },
-} satisfies CommandLine;
 
 /** A role or database name as PostgreSQL takes one (quoted in the statements, so any text but an empty or too long one). */
 const NAME = /^[^\0]{1,63}$/u;

@@ -5,18 +5,10 @@
  */
 import { importExport, type ImportSummary } from "../../import/apply.js";
 import { Tracker } from "../../observe/progress.js";
-import { type CommandLine, readArgs } from "../args.js";
+import { readArgs } from "../args.js";
+import { LINE } from "../lines/import.js";
 import { answerUsage, type Command, type CommandSpec } from "../command.js";
 
-const LINE = {
-  name: "import",
-  usage: `usage: npm run import -- <export.json | ->
-
-Imports a platform export (- reads standard input) into the configured
-database, migrating it first. All or nothing: a refused export changes nothing.`,
-  options: {},
-  positionals: { min: 1, max: 1 },
-} satisfies CommandLine;
 const n = (value: number) => value.toLocaleString("en-US");
 
 function summary(s: ImportSummary, seconds: number): string {

@@ -17,27 +17,9 @@ import { readMoenv } from "../../ingest/moenv.js";
 import { readNws } from "../../ingest/nws.js";
 import { type IngestSummary, storeFeed } from "../../ingest/store.js";
 import { phaseSpans } from "../../observe/tracing.js";
-import { type CommandLine, readArgs } from "../args.js";
+import { readArgs } from "../args.js";
+import { LINE } from "../lines/ingest.js";
 import { answerUsage, type Command, type CommandSpec, oneLine } from "../command.js";
-
-const LINE = {
-  name: "ingest",
-  usage: `usage: npm run ingest -- --source cwa|moenv|nws|airnow [--sites <file>] <payload.json | - | --fetch>
-
-Stores one payload of an agency's own JSON (- reads standard input): CWA
-O-A0001-001, MOENV aqx_p_432, api.weather.gov observations, or AirNow current
-observations, whose site positions come from AirNow's monitoring-site list
-(--sites, required with airnow). --fetch gets the payload from the agency's
-URL with its API key (INGEST_<SOURCE>_URL, INGEST_<SOURCE>_KEY). A bad record
-is skipped and reported; the rest is stored. The same payload twice changes
-nothing.`,
-  options: {
-    source: { type: "string" },
-    sites: { type: "string" },
-    fetch: { type: "boolean", default: false },
-  },
-  positionals: { min: 0, max: 1 },
-} satisfies CommandLine;
 
 const SOURCES: readonly StationSource[] = Object.values(StationSource);
 /** Records reported one by one on standard error; the rest are counted. */

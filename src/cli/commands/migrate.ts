@@ -1,15 +1,7 @@
 /** `npm run db:migrate`: applies the pending migrations of the configured database. */
-import { type CommandLine, readArgs } from "../args.js";
+import { readArgs } from "../args.js";
+import { LINE } from "../lines/migrate.js";
 import { answerUsage, type Command, type CommandSpec } from "../command.js";
-
-const LINE = {
-  name: "db:migrate",
-  usage: `usage: npm run db:migrate
-
-Applies the pending migrations of the configured database (DATABASE_URL, or
-the embedded one in DATA_DIR).`,
-  options: {},
-} satisfies CommandLine;
 
 const migrateCli: Command = async (args, io, withDatabase) => {
   const read = readArgs(LINE, args);

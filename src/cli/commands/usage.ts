@@ -11,32 +11,9 @@
  */
 import { serviceDeprecations } from "../../usage/deprecated.js";
 import { coordinatesUsed, daysBefore, type KeyUse, keysThatUsed } from "../../usage/report.js";
-import { type CommandLine, readArgs } from "../args.js";
+import { readArgs } from "../args.js";
+import { LINE } from "../lines/usage.js";
 import { answerUsage, type Command, type CommandSpec } from "../command.js";
-
-const LINE = {
-  name: "usage",
-  usage: `usage: npm run usage -- [--since YYYY-MM-DD | --days N] [--key ID] [--coordinate C] [--deprecated] [--json]
-
-Lists what the API keys used since a UTC date (default: 30 days ago): each
-coordinate (a GraphQL field like EnvironmentDay.dateTaipei, an argument like
-Query.courses(q:), an enum value, a REST route or parameter like
-/api/v1/courses?q, an MCP tool like "MCP list_courses", an entry like /graphql)
-with its requests, the keys that used it and its last use.
-
-  --deprecated    every deprecated coordinate, used or not, with the keys that used it
-  --key ID        only what key ID used
-  --coordinate C  only C, with the keys that used it
-  --json          one JSON document (the removal check reads it: docs/usage.md)`,
-  options: {
-    since: { type: "string" },
-    days: { type: "string" },
-    key: { type: "string" },
-    coordinate: { type: "string" },
-    deprecated: { type: "boolean", default: false },
-    json: { type: "boolean", default: false },
-  },
-} satisfies CommandLine;
 
 class UsageError extends Error {}
 

@@ -171,18 +171,18 @@ describe("every npm run command", () => {
       expect(run.code).toBe(2);
       expect(() => statSync(join(dataDir, "b"))).toThrow(/ENOENT/);
     });
+  });
 
-    it.runIf(OPENING.includes(name))("answers it from its command line alone, loading no package", async () => {
-      await runs.get(name)!.bad;
-      const loaded = readFileSync(modulesFile(name), "utf8").split("\n").filter(Boolean);
-      expect(
-        loaded.some((url) => url.includes("/src/cli/")),
-        "the hook saw the command's entry load",
-      ).toBe(true);
-      // The run's build is in node_modules/.cache (test/support/built.ts): the packages are the rest of node_modules.
-      const build = pathToFileURL(inject("built")).href;
-      expect(loaded.filter((url) => url.includes("/node_modules/") && !url.startsWith(build))).toEqual([]);
-    });
+  it.each(OPENING)("%s answers an unknown option from its command line alone, loading no package", async (name) => {
+    await runs.get(name)!.bad;
+    const loaded = readFileSync(modulesFile(name), "utf8").split("\n").filter(Boolean);
+    expect(
+      loaded.some((url) => url.includes("/src/cli/")),
+      "the hook saw the command's entry load",
+    ).toBe(true);
+    // The run's build is in node_modules/.cache (test/support/built.ts): the packages are the rest of node_modules.
+    const build = pathToFileURL(inject("built")).href;
+    expect(loaded.filter((url) => url.includes("/node_modules/") && !url.startsWith(build))).toEqual([]);
   });
 
   it("wrote none of the repository's printed files", async () => {

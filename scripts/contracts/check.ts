@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CommandLine, readArgs } from "../../src/cli/args.js";
 import { answerUsage, type Command, type CommandSpec } from "../../src/cli/command.js";
-import { runCommand } from "../../src/cli/open.js";
+import { runEntry } from "../../src/cli/entry.js";
 import type { RecentUse } from "./guard.js";
 
 const LINE = {
@@ -84,6 +84,6 @@ const check: Command = async (args, io, withDatabase) => {
   return 1;
 };
 
-const contractsCheckCommand: CommandSpec = { name: "contracts:check", prefix: "contracts:check failed", line: LINE, run: check };
+const contractsCheckCommand: CommandSpec = { name: "contracts:check", prefix: "contracts:check failed", run: check };
 
-runCommand(contractsCheckCommand);
+await runEntry(LINE, async () => contractsCheckCommand);

@@ -1,12 +1,5 @@
-/**
- * The command line of {@link backupCommand} (src/cli/commands/backup.ts). `--help` and a
- * usage mistake are answered from the line alone (./lines/backup.ts); only a
- * command line that runs loads the command and what opens the database.
- */
-import { commandLine } from "./args.js";
+/** The command line of {@link backupCommand} (src/cli/commands/backup.ts), answered first from ./lines/backup.ts (./entry.ts). */
+import { runEntry } from "./entry.js";
 import { BACKUP } from "./lines/backup.js";
 
-commandLine(BACKUP);
-const { backupCommand } = await import("./commands/backup.js");
-const { runCommand } = await import("./open.js");
-runCommand(backupCommand);
+await runEntry(BACKUP, async () => (await import("./commands/backup.js")).backupCommand);

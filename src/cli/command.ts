@@ -7,7 +7,7 @@ import { Readable } from "node:stream";
 import { inspect } from "node:util";
 import type { Database } from "../db/driver.js";
 import type { Progress, ProgressSink } from "../observe/progress.js";
-import type { CommandLine, UsageAnswer } from "./args.js";
+import type { UsageAnswer } from "./args.js";
 
 /** Where a command writes, and what it reads. */
 export interface CommandIO {
@@ -43,8 +43,6 @@ export interface CommandSpec {
   name: string;
   /** Prefix of the one-line message when it fails. */
   prefix: string;
-  /** Its command line: `--help` and usage errors are answered from it before anything is opened. */
-  line: CommandLine;
   run: Command;
 }
 

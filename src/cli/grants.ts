@@ -1,12 +1,5 @@
-/**
- * The command line of {@link grantsCommand} (src/cli/commands/grants.ts). `--help` and a
- * usage mistake are answered from the line alone (./lines/grants.ts); only a
- * command line that runs loads the command and what opens the database.
- */
-import { commandLine } from "./args.js";
+/** The command line of {@link grantsCommand} (src/cli/commands/grants.ts), answered first from ./lines/grants.ts (./entry.ts). */
+import { runEntry } from "./entry.js";
 import { LINE } from "./lines/grants.js";
 
-commandLine(LINE);
-const { grantsCommand } = await import("./commands/grants.js");
-const { runCommand } = await import("./open.js");
-runCommand(grantsCommand);
+await runEntry(LINE, async () => (await import("./commands/grants.js")).grantsCommand);

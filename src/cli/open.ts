@@ -15,9 +15,8 @@ import { migrate } from "../db/migrate.js";
 import { cannotMigrate, isPermissionDenied, probe } from "../db/start-failures.js";
 import { drawOnStderr, type Progress } from "../observe/progress.js";
 import { inSpan, stopTracing } from "../observe/tracing.js";
-import { readArgs } from "./args.js";
 import { fetchInput } from "./fetch.js";
-import { answerUsage, type CommandIO, type CommandSpec, oneLine, openInput, type WithDatabase } from "./command.js";
+import { type CommandIO, type CommandSpec, oneLine, openInput, type WithDatabase } from "./command.js";
 
 /**
  * Opens the configured database and applies its pending migrations: as the
@@ -81,14 +80,14 @@ export const processIO: CommandIO = {
   progressSink: drawOnStderr,
 };
 
-/** Runs a command from the command line. */
+/**
+ * Runs a command from the command line, once its entry has answered `--help`
+ * and usage mistakes (./entry.ts), before the configuration is read or a
+ * database is touched.
+ */
 export function runCommand(spec: CommandSpec): void {
   run(spec.prefix, async () => {
     const args = process.argv.slice(2);
-    // --help and usage mistakes are answered here, before the configuration
-    // is read or a database is touched.
-    const read = readArgs(spec.line, args);
-    if (!read.ok) return answerUsage(processIO, read);
     // With tracing on, the command is one trace, its phases spans under it.
     return inSpan(spec.name, { "process.command": spec.name }, async (span) => {
       const code = await spec.run(args, processIO, opener(spec.name));

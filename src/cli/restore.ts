@@ -1,12 +1,5 @@
-/**
- * The command line of {@link restoreCommand} (src/cli/commands/backup.ts). `--help` and a
- * usage mistake are answered from the line alone (./lines/backup.ts); only a
- * command line that runs loads the command and what opens the database.
- */
-import { commandLine } from "./args.js";
+/** The command line of {@link restoreCommand} (src/cli/commands/backup.ts), answered first from ./lines/backup.ts (./entry.ts). */
+import { runEntry } from "./entry.js";
 import { RESTORE } from "./lines/backup.js";
 
-commandLine(RESTORE);
-const { restoreCommand } = await import("./commands/backup.js");
-const { runCommand } = await import("./open.js");
-runCommand(restoreCommand);
+await runEntry(RESTORE, async () => (await import("./commands/backup.js")).restoreCommand);

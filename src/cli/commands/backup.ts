@@ -43,7 +43,6 @@ const backup: Command = async (args, io, withDatabase) => {
 export const backupCommand: CommandSpec = {
   name: "db:backup",
   prefix: "db:backup failed",
-  line: BACKUP,
   run: backup,
 };
 
@@ -75,6 +74,5 @@ const restore: Command = async (args, io, withDatabase) => {
 export const restoreCommand: CommandSpec = {
   name: "db:restore",
   prefix: "db:restore failed",
-  line: RESTORE,
   run: restore,
 };

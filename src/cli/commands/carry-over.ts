@@ -40,6 +40,5 @@ const carry: Command = async (args, io) => {
 export const carryOverCommand: CommandSpec = {
   name: "db:carry-over",
   prefix: "db:carry-over failed",
-  line: LINE,
   run: carry,
 };

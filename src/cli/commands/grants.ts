@@ -32,4 +32,4 @@ const grantsCli: Command = async (args, io) => {
   return 0;
 };
 
-export const grantsCommand: CommandSpec = { name: "db:grants", prefix: "db:grants failed", line: LINE, run: grantsCli };
+export const grantsCommand: CommandSpec = { name: "db:grants", prefix: "db:grants failed", run: grantsCli };

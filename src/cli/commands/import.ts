@@ -47,6 +47,5 @@ const importCli: Command = async (args, io, withDatabase) => {
 export const importCommand: CommandSpec = {
   name: "import",
   prefix: "import failed",
-  line: LINE,
   run: importCli,
 };

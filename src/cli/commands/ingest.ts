@@ -154,6 +154,5 @@ const ingestCli: Command = async (args, io, withDatabase) => {
 export const ingestCommand: CommandSpec = {
   name: "ingest",
   prefix: "ingest failed",
-  line: LINE,
   run: ingestCli,
 };

@@ -291,4 +291,4 @@ const keysCli: Command = async (args, io, withDatabase) => {
   }
 };
 
-export const keysCommand: CommandSpec = { name: "keys", prefix: "keys", line: LINE, run: keysCli };
+export const keysCommand: CommandSpec = { name: "keys", prefix: "keys", run: keysCli };

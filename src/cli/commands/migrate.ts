@@ -13,4 +13,4 @@ const migrateCli: Command = async (args, io, withDatabase) => {
   });
 };
 
-export const migrateCommand: CommandSpec = { name: "db:migrate", prefix: "db:migrate failed", line: LINE, run: migrateCli };
+export const migrateCommand: CommandSpec = { name: "db:migrate", prefix: "db:migrate failed", run: migrateCli };

@@ -117,4 +117,4 @@ const usageCli: Command = async (args, io, withDatabase) => {
   });
 };
 
-export const usageCommand: CommandSpec = { name: "usage", prefix: "usage failed", line: LINE, run: usageCli };
+export const usageCommand: CommandSpec = { name: "usage", prefix: "usage failed", run: usageCli };

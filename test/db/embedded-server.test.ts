@@ -420,7 +420,7 @@ describe("an import beside a serving gateway", () => {
             try {
               await new Promise((r) => setTimeout(r, 1_000));
               // The import's sessions in a transaction, while it is held: proof that the hold
-              // fell before its commit.
+              // fell before its commit (its statement may still run on a slow machine, "active").
               const { rows } = await watcher.query<{ state: string }>(
                 `SELECT state FROM pg_stat_activity WHERE application_name LIKE $1 AND xact_start IS NOT NULL`,
                 [`uedu % ${pid}`],
@@ -438,7 +438,8 @@ describe("an import beside a serving gateway", () => {
       await Promise.all([poll, watch]);
       await watcher.end();
       expect(imported.code, imported.stderr).toBe(0);
-      expect(held).toEqual(["idle in transaction"]);
+      expect(held).toHaveLength(1);
+      expect(["idle in transaction", "active"]).toContain(held?.[0]);
       expect([...blocking]).toEqual([]);
       expect(answers.length).toBeGreaterThan(40);
       expect(answers.filter((a) => a.status !== 200)).toEqual([]);

@@ -403,37 +403,25 @@ describe("an import beside a serving gateway", () => {
       // (SIGSTOP) for 4.5 s once it says it is committing: every row written, every lock it
       // takes held, its transaction open. The bound leaves room for the import's own CPU on a
       // loaded two-core machine (2.4-2.7 s seen beside other test files).
-      let importer: ChildProcess | undefined;
-      let hold: Promise<string[]> | undefined;
+      let held: string[] | undefined;
       const imported = await cli(dataDir, "import", ["-"], {
         input: demoExportChunks(),
         timeoutMs: 180_000,
-        progress: true,
-        started: (child) => {
-          importer = child;
-        },
-        onProgress: (line) => {
-          if (line.phase !== "committing" || hold || !importer?.pid) return;
-          const pid = importer.pid;
-          importer.kill("SIGSTOP");
-          hold = (async () => {
-            try {
-              await new Promise((r) => setTimeout(r, 1_000));
-              // The import's sessions in a transaction, while it is held: proof that the hold
-              // fell before its commit (its statement may still run on a slow machine, "active").
-              const { rows } = await watcher.query<{ state: string }>(
-                `SELECT state FROM pg_stat_activity WHERE application_name LIKE $1 AND xact_start IS NOT NULL`,
-                [`uedu % ${pid}`],
-              );
-              await new Promise((r) => setTimeout(r, 3_500));
-              return rows.map((row) => row.state);
-            } finally {
-              importer?.kill("SIGCONT");
-            }
-          })();
+        hold: {
+          phase: "committing",
+          forMs: 4_500,
+          during: async (pid) => {
+            await new Promise((r) => setTimeout(r, 1_000));
+            // The import's sessions in a transaction, while it is held: proof that the hold
+            // fell before its commit (its statement may still run on a slow machine, "active").
+            const { rows } = await watcher.query<{ state: string }>(
+              `SELECT state FROM pg_stat_activity WHERE application_name LIKE $1 AND xact_start IS NOT NULL`,
+              [`uedu % ${pid}`],
+            );
+            held = rows.map((row) => row.state);
+          },
         },
       });
-      const held = await hold;
       stop = true;
       await Promise.all([poll, watch]);
       await watcher.end();

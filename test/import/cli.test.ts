@@ -3,7 +3,7 @@
  * standard input, and progress only on a terminal. Each test continues
  * from the DATA_DIR the previous one left.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, rmSync, statSync, writeFileSync } from "node:fs";
 
 import { join } from "node:path";
@@ -138,23 +138,11 @@ describe("npm run import", () => {
     // The 2 s ticks fall wherever they fall: a phase as short as that may hold none. So the import is
     // held (SIGSTOP) for 2.1 s from half a second into validating, as a busy machine would hold it,
     // and a tick falls inside the phase however fast this machine validates.
-    let importer: ChildProcess | undefined;
-    let held = false;
     const run = await cli(join(tmp, "fresh"), "import", [file], {
       progress: true,
-      started: (child) => {
-        importer = child;
-      },
-      onProgress: (line) => {
-        if (line.phase !== "validating" || held) return;
-        held = true;
-        setTimeout(() => {
-          importer?.kill("SIGSTOP");
-          setTimeout(() => importer?.kill("SIGCONT"), 2_100);
-        }, 500);
-      },
+      hold: { phase: "validating", afterMs: 500, forMs: 2_100 },
     });
-    expect(held).toBe(true);
+    expect(run.held).toBe(true);
     expect(run.code).toBe(0);
     const lines = run.progress!;
     expect([...new Set(lines.map((l) => l.phase))]).toEqual([

@@ -16,6 +16,24 @@ export interface CliRun {
   stderr: string;
   /** The JSON progress lines, parsed, with when each arrived (ms since the start); only with `options.progress`. */
   progress?: ProgressLine[];
+  /** Whether the hold began (its phase was reported); only with `options.hold`. */
+  held?: boolean;
+}
+
+/**
+ * Holds the command (SIGSTOP, then SIGCONT), as a busy machine would hold it,
+ * once it first reports a phase: so that a test sees a phase last, or a
+ * transaction stay open, however fast this machine runs it.
+ */
+export interface CliHold {
+  /** The progress phase whose first line starts the hold. */
+  phase: string;
+  /** How long after that line the command is stopped, in ms (0 by default). */
+  afterMs?: number;
+  /** How long it stays stopped, in ms. */
+  forMs: number;
+  /** Run while it is stopped, with its pid; it stays stopped until this ends too. A failure fails the run. */
+  during?: (pid: number) => Promise<void>;
 }
 
 /** One JSON progress line of a command whose standard error is not a terminal. */
@@ -51,6 +69,8 @@ export interface CliOptions {
   progress?: boolean;
   /** Told of each progress line as it arrives. */
   onProgress?: (line: ProgressLine) => void;
+  /** Hold the command once it reports a phase. */
+  hold?: CliHold;
 }
 
 export function cli(dataDir: string, script: string, args: string[], options: CliOptions = {}): Promise<CliRun> {
@@ -75,6 +95,19 @@ export function cli(dataDir: string, script: string, args: string[], options: Cl
     const startedAt = Date.now();
     const progress: ProgressLine[] = [];
     let partial = "";
+    let held = false;
+    let holdFailure: unknown;
+    const hold = ({ afterMs = 0, forMs, during }: CliHold) => {
+      held = true;
+      setTimeout(() => {
+        child.kill("SIGSTOP");
+        Promise.all([new Promise((r) => setTimeout(r, forMs)), during?.(child.pid!)])
+          .catch((error: unknown) => {
+            holdFailure = error;
+          })
+          .finally(() => child.kill("SIGCONT"));
+      }, afterMs);
+    };
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`${script} ${args.join(" ")} did not finish in ${timeoutMs} ms:\n${stderr}`));
@@ -88,13 +121,23 @@ export function cli(dataDir: string, script: string, args: string[], options: Cl
         if (!line.startsWith('{"progress":')) continue;
         const parsed: ProgressLine = { ...JSON.parse(line), receivedMs: Date.now() - startedAt };
         progress.push(parsed);
+        if (options.hold && !held && parsed.phase === options.hold.phase) hold(options.hold);
         options.onProgress?.(parsed);
       }
     });
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr: withoutProgress(stderr), ...(options.progress ? { progress } : {}) });
+      if (holdFailure !== undefined) reject(holdFailure);
+      else {
+        resolve({
+          code,
+          stdout,
+          stderr: withoutProgress(stderr),
+          ...(options.progress ? { progress } : {}),
+          ...(options.hold ? { held } : {}),
+        });
+      }
     });
     child.stdin.on("error", () => undefined); // the command may end before reading everything
     options.started?.(child);
